@@ -1,0 +1,64 @@
+"""Benchmark: full random self-play games and engine events per second (4 players).
+
+Run: python benchmarks/selfplay_speed.py [--games N] [--players N]
+Prints numbers; asserts nothing (targets live in the issue, not in a timed test).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from companion.rules import apply, deal, legal_moves
+from companion.rules.selfplay import RandomPolicy, play_game
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--games", type=int, default=2000)
+    ap.add_argument("--players", type=int, default=4)
+    args = ap.parse_args()
+
+    t0 = time.perf_counter()
+    events = 0
+    for seed in range(args.games):
+        events += play_game(args.players, seed, [RandomPolicy() for _ in range(args.players)]).events
+    dt = time.perf_counter() - t0
+    print(f"self-play: {args.games / dt:8.0f} games/s  {events / dt:9.0f} events/s  "
+          f"({events / args.games:.0f} events/game, random policy, {args.players} players)")
+
+    # The engine alone: replay recorded moves, no policy or bookkeeping.
+    import random
+
+    recorded = []
+    for seed in range(200):
+        s = deal([f"P{i}" for i in range(args.players)], seed=seed)
+        rng = random.Random(seed)
+        trace = []
+        while not s.is_over and len(trace) < 5000:
+            moves = legal_moves(s)
+            m = moves[rng.randrange(len(moves))] if s.plus3_by is None else None
+            if m is None:
+                from companion.rules import WindowClosed
+                m = WindowClosed()
+            trace.append(m)
+            s = apply(s, m).state
+        recorded.append((deal([f"P{i}" for i in range(args.players)], seed=seed), trace))
+    n = sum(len(t) for _, t in recorded)
+    t0 = time.perf_counter()
+    for s, trace in recorded:
+        for m in trace:
+            s = apply(s, m).state
+    dt = time.perf_counter() - t0
+    print(f"apply():   {n / dt:9.0f} events/s  ({dt / n * 1e6:.1f} us/event)")
+    t0 = time.perf_counter()
+    for s, trace in recorded:
+        for m in trace:
+            legal_moves(s)
+            s = apply(s, m).state
+    dt2 = time.perf_counter() - t0
+    print(f"legal_moves(): {(dt2 - dt) / n * 1e6:.1f} us/call")
+
+
+if __name__ == "__main__":
+    main()
