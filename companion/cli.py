@@ -29,6 +29,118 @@ def _selfplay(args: argparse.Namespace) -> int:
     return 0
 
 
+def _dataset(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .vision.dataset import DatasetSpec, make_dataset
+
+    counts = {k: v for k, v in (("train", args.train), ("val", args.val), ("test", args.test)) if v}
+    if not counts:
+        print("nothing to make: give --train, --val and/or --test counts", file=sys.stderr)
+        return 2
+    spec = DatasetSpec(Path(args.out), counts, args.seed, args.size,
+                       Path(args.faces) if args.faces else None)
+    print(make_dataset(spec, workers=args.workers))
+    return 0
+
+
+def _faces(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .vision.faces import export_faces, export_pdf
+
+    out = Path(args.out)
+    print(f"{len(export_faces(out))} faces in {out}")
+    print(f"{export_pdf(out / 'taki-deck.pdf')} pages in {out / 'taki-deck.pdf'}")
+    return 0
+
+
+def _train(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .vision.training import TrainSpec, train
+
+    spec = TrainSpec(Path(args.data), Path(args.run), epochs=args.epochs, imgsz=args.imgsz,
+                     batch=args.batch, hours=args.hours, device=args.device, workers=args.workers)
+    print(train(spec))
+    return 0
+
+
+def default_journal() -> str:
+    import os
+    from pathlib import Path
+
+    base = Path(os.environ.get("XDG_DATA_HOME", Path.home() / ".local" / "share"))
+    return str(base / "taki-companion" / "journal.db")
+
+
+def _open_journal(path: str):  # type: ignore[no-untyped-def]
+    from pathlib import Path
+
+    from .store import Journal, JournalError
+
+    if not Path(path).exists():
+        print(f"no journal at {path}", file=sys.stderr)
+        return None
+    try:
+        return Journal(path)
+    except JournalError as e:
+        print(e, file=sys.stderr)
+        return None
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from .store import JournalError
+    from .store.export import game_json, game_lines
+
+    journal = _open_journal(args.db)
+    if journal is None:
+        return 2
+    with journal:
+        if args.game is None:
+            for info in journal.games():
+                state = "won by " + info.names[info.winner] if info.winner is not None else "unfinished"
+                print(f"game {info.id}: {', '.join(info.names)} ({state})")
+            return 0
+        try:
+            if args.json:
+                text = game_json(journal, args.game)
+                if args.json == "-":
+                    print(text)
+                else:
+                    with open(args.json, "w") as f:
+                        f.write(text)
+                    print(f"game {args.game} written to {args.json}")
+            else:
+                for line in game_lines(journal, args.game):
+                    print(line)
+        except JournalError as e:
+            print(e, file=sys.stderr)
+            return 2
+    return 0
+
+
+def _standings(args: argparse.Namespace) -> int:
+    from .store import JournalError
+    from .store.tournament import standings, to_csv, to_json
+
+    journal = _open_journal(args.db)
+    if journal is None:
+        return 2
+    with journal:
+        if args.tournament is None:
+            for tid, name in journal.tournaments():
+                print(f"tournament {tid}: {name}")
+            return 0
+        try:
+            rows = standings(journal, args.tournament)
+        except JournalError as e:
+            print(e, file=sys.stderr)
+            return 2
+    print(to_json(rows) if args.format == "json" else to_csv(rows), end="")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="taki-companion", description=__doc__)
     sub = p.add_subparsers(dest="command")
@@ -39,6 +151,44 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--seed", type=int, default=0)
     sp.add_argument("--tournament", action="store_true")
     sp.set_defaults(func=_selfplay)
+
+    dp = sub.add_parser("dataset", help="generate a synthetic YOLO dataset of discard piles")
+    dp.add_argument("--out", required=True)
+    dp.add_argument("--train", type=int, default=0)
+    dp.add_argument("--val", type=int, default=0)
+    dp.add_argument("--test", type=int, default=0)
+    dp.add_argument("--seed", type=int, default=0)
+    dp.add_argument("--size", type=int, default=416)
+    dp.add_argument("--faces", help="folder of enrolled face PNGs to use instead of rendered faces")
+    dp.add_argument("--workers", type=int, default=2)
+    dp.set_defaults(func=_dataset)
+
+    fp = sub.add_parser("faces", help="render the 57 faces as PNGs and a printable PDF deck")
+    fp.add_argument("--out", default="deck")
+    fp.set_defaults(func=_faces)
+
+    tp = sub.add_parser("train", help="train the YOLO detector offline (resumes a stopped run)")
+    tp.add_argument("--data", required=True, help="data.yaml of a generated dataset")
+    tp.add_argument("--run", default="runs/taki")
+    tp.add_argument("--epochs", type=int, default=30)
+    tp.add_argument("--imgsz", type=int, default=320)
+    tp.add_argument("--batch", type=int, default=32)
+    tp.add_argument("--hours", type=float, default=None)
+    tp.add_argument("--device", default="cpu")
+    tp.add_argument("--workers", type=int, default=2)
+    tp.set_defaults(func=_train)
+
+    rp = sub.add_parser("replay", help="print a journalled game, or export it as JSON")
+    rp.add_argument("game", type=int, nargs="?", help="game number (omit to list the games)")
+    rp.add_argument("--db", default=default_journal())
+    rp.add_argument("--json", metavar="FILE", help="write JSON to FILE ('-' for the terminal)")
+    rp.set_defaults(func=_replay)
+
+    sp2 = sub.add_parser("standings", help="tournament standings as CSV or JSON")
+    sp2.add_argument("tournament", type=int, nargs="?", help="tournament number (omit to list)")
+    sp2.add_argument("--db", default=default_journal())
+    sp2.add_argument("--format", choices=("csv", "json"), default="csv")
+    sp2.set_defaults(func=_standings)
     return p
 
 

@@ -5,7 +5,17 @@ the simulator and the tests all get the same answers (see TAKI_RULES.md).
 """
 
 from .cards import FACES, Card, CardParseError, Color, Kind, copies, full_deck
-from .engine import Illegal, Step, apply, deal, is_legal, legal_moves, new_game, play_problem
+from .engine import (
+    Illegal,
+    Step,
+    apply,
+    deal,
+    is_legal,
+    legal_faces,
+    legal_moves,
+    new_game,
+    play_problem,
+)
 from .events import (
     CallLastCard,
     ChooseColor,
@@ -24,7 +34,7 @@ from .state import GameState, Mode, Pending, Phase, TakiRun
 
 __all__ = [
     "FACES", "Card", "CardParseError", "Color", "Kind", "copies", "full_deck",
-    "Illegal", "Step", "apply", "deal", "is_legal", "legal_moves", "new_game", "play_problem",
+    "Illegal", "Step", "apply", "deal", "is_legal", "legal_faces", "legal_moves", "new_game", "play_problem",
     "CallLastCard", "ChooseColor", "CloseTaki", "CorrectCount", "Draw", "EndTurn", "Event",
     "Play", "Reveal", "WindowClosed", "OPTION_RULES", "RuleSet", "Ruling", "RulingKind",
     "GameState", "Mode", "Pending", "Phase", "TakiRun",

@@ -412,6 +412,17 @@ def _play_block(state: GameState, seat: int, card: Card) -> str | None:
 _NOT_ON_PLUS3 = frozenset({Kind.CHANGE_COLOR, Kind.SUPER_TAKI, Kind.PLUS3})
 
 
+def legal_faces(state: GameState, seat: int | None = None) -> list[Card]:
+    """The faces ``seat`` could put down now, whatever they hold (referee mode
+    cannot see hands). The tracker's prior, and the teaching mode's hint."""
+    if state.phase is not Phase.PLAYING:
+        return []
+    s = state.to_move if seat is None else seat
+    if state.counts[s] == 0:
+        return []
+    return [card for card in FACES if _play_block(state, s, card) is None]
+
+
 def _draw_block(state: GameState, seat: int) -> str | None:
     if seat != state.to_move:
         return "not_turn_draw"

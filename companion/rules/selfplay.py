@@ -14,7 +14,7 @@ from typing import Protocol
 
 from .cards import Card, Color, Kind
 from .engine import apply, deal, legal_moves
-from .events import CallLastCard, ChooseColor, CloseTaki, Draw, EndTurn, Event, Play, WindowClosed
+from .events import CallLastCard, ChooseColor, CloseTaki, Draw, EndTurn, Event, Play, Reveal, WindowClosed
 from .options import RuleSet
 from .state import GameState, Pending
 
@@ -109,6 +109,9 @@ class GameResult:
     events: int
     rulings: Counter[str] = field(compare=False)
     final: GameState = field(compare=False, repr=False)
+    #: Every event in order, the opening Reveals included: a referee-mode game
+    #: fed these events plays out the same (the camera's and taps' view of it).
+    log: tuple[Event, ...] = field(default=(), compare=False, repr=False)
 
 
 def play_game(
@@ -117,14 +120,16 @@ def play_game(
     policies: list[Policy] | None = None,
     rules: RuleSet | None = None,
     max_events: int = 100_000,
+    first: int | None = None,
 ) -> GameResult:
     """Play one whole game (or tournament) in simulation mode."""
     names = tuple(f"P{i + 1}" for i in range(n_players))
     rng = random.Random(seed ^ 0x5EED)
     policies = policies or [RandomPolicy() for _ in range(n_players)]
-    state = deal(names, seed=seed, first=seed % n_players, rules=rules)
+    state = deal(names, seed=seed, first=seed % n_players if first is None else first, rules=rules)
     kinds: Counter[str] = Counter()
     events = 0
+    log: list[Event] = [Reveal(c) for c in state.discard]
 
     def step(event: Event) -> None:
         nonlocal state, events
@@ -132,6 +137,7 @@ def play_game(
         assert result.legal, (event, result.rulings)
         state = result.state
         events += 1
+        log.append(event)
         for r in result.rulings:
             kinds[r.kind.value] += 1
 
@@ -144,7 +150,7 @@ def play_game(
                 continue
         moves = legal_moves(state)
         step(policies[state.to_move].choose(state, moves, rng))
-    return GameResult(seed, n_players, state.winner, events, kinds, state)
+    return GameResult(seed, n_players, state.winner, events, kinds, state, tuple(log))
 
 
 def _answer_plus3(state: GameState, policies: list[Policy], rng: random.Random, step) -> bool:  # type: ignore[no-untyped-def]

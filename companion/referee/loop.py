@@ -1,0 +1,176 @@
+"""Joins what the camera sees and what people tap to the rules core.
+
+Order of work for every accepted event: apply it, append it to the journal
+(one SQLite transaction), and only then tell the listeners (voice, screen), so a
+ruling that was heard is always a ruling that was saved.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..rules import (
+    CallLastCard,
+    Card,
+    ChooseColor,
+    CloseTaki,
+    Color,
+    CorrectCount,
+    Draw,
+    EndTurn,
+    GameState,
+    Kind,
+    Play,
+    Reveal,
+    RuleSet,
+    Ruling,
+    RulingKind,
+    Step,
+    WindowClosed,
+    apply,
+    new_game,
+)
+from ..rules.events import Event
+from ..store.journal import Journal, replay
+
+Listener = Callable[[Step], None]
+
+
+class RefereeError(Exception):
+    """Asked to do something the referee cannot (e.g. undo with nothing to undo)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    """The referee needs a person: who played this card (an out-of-turn Breaker)?"""
+
+    card: Card
+    seats: tuple[int, ...]
+    text: str
+
+
+class Referee:
+    def __init__(self, state: GameState, journal: Journal | None = None, game_id: int | None = None,
+                 history: tuple[GameState, ...] = (), next_seq: int = 0,
+                 plus3_timeout: float = 8.0) -> None:
+        self.state = state
+        self.journal, self.game_id = journal, game_id
+        self.history: list[GameState] = list(history)
+        self.seq = next_seq
+        self.plus3_timeout = plus3_timeout
+        self.question: Question | None = None
+        self.listeners: list[Listener] = []
+        self._window_since: float | None = None
+
+    # ------------------------------------------------------------ construction
+
+    @classmethod
+    def start(cls, names: list[str] | tuple[str, ...], first: int = 0, rules: RuleSet | None = None,
+              journal: Journal | None = None, tournament_id: int | None = None,
+              table_no: int | None = None, **kw: float) -> Referee:
+        state = new_game(names, first, rules)
+        gid = journal.new_game(names, first, rules, tournament_id, table_no) if journal else None
+        return cls(state, journal, gid, **kw)
+
+    @classmethod
+    def resume(cls, journal: Journal, game_id: int | None = None, **kw: float) -> Referee | None:
+        """The game left unfinished (or the one named), at the very turn it stopped."""
+        if game_id is None:
+            info = journal.unfinished()
+            if info is None:
+                return None
+            game_id = info.id
+        r = replay(journal, game_id)
+        return cls(r.state, journal, game_id, r.history, r.next_seq, **kw)
+
+    # ------------------------------------------------------------ the core
+
+    def submit(self, event: Event, t: float | None = None) -> Step:
+        step = apply(self.state, event)
+        if step.legal:
+            if self.journal is not None and self.game_id is not None:
+                self.journal.append(self.game_id, self.seq, event, step, t)
+            self.seq += 1
+            self.history.append(self.state)
+            self.state = step.state
+            self.question = None
+            if self.state.plus3_by is None:
+                self._window_since = None
+            elif self._window_since is None:
+                self._window_since = t
+        self._tell(step)
+        return step
+
+    def undo(self, t: float | None = None) -> Step:
+        if not self.history:
+            raise RefereeError("nothing to undo")
+        previous = self.history.pop()
+        step = Step(previous, (Ruling(RulingKind.TURN, "R-SETUP-2", previous.to_move,
+                                      previous.names[previous.to_move]),), True)
+        if self.journal is not None and self.game_id is not None:
+            self.journal.append(self.game_id, self.seq, None, step, t)
+        self.seq += 1
+        self.state = previous
+        self.question = None
+        self._window_since = t if previous.plus3_by is not None else None
+        self._tell(step)
+        return step
+
+    def _tell(self, step: Step) -> None:
+        for listener in list(self.listeners):
+            listener(step)
+
+    # ------------------------------------------------------------ camera
+
+    def card_seen(self, card: Card, t: float | None = None) -> Step | Question:
+        """The tracker saw ``card`` land on the pile."""
+        s = self.state
+        if s.phase.value == "setup":
+            return self.submit(Reveal(card), t)
+        if card.kind is Kind.BREAKER and s.plus3_by is not None:
+            seats = tuple(i for i in range(s.n_players) if i != s.plus3_by)
+            self.question = Question(card, seats, "Who played the plus three Breaker?")
+            return self.question
+        return self.submit(Play(card), t)
+
+    def answer(self, seat: int, t: float | None = None) -> Step:
+        """Answer the open question: ``seat`` played the card."""
+        if self.question is None:
+            raise RefereeError("no question is waiting for an answer")
+        card = self.question.card
+        return self.submit(Play(card, seat if seat != self.state.to_move else None), t)
+
+    def tick(self, now: float) -> Step | None:
+        """Called by the app clock: closes a +3 response window that has timed out."""
+        if self._window_since is not None and now - self._window_since >= self.plus3_timeout:
+            self._window_since = None
+            return self.submit(WindowClosed(), now)
+        return None
+
+    # ------------------------------------------------------------ taps
+
+    def drew(self, t: float | None = None) -> Step:
+        return self.submit(Draw(), t)
+
+    def last_card(self, seat: int | None = None, t: float | None = None) -> Step:
+        s = self.state
+        if seat is None:
+            seat = s.last_due if s.last_due is not None else s.to_move
+        return self.submit(CallLastCard(seat), t)
+
+    def closed_taki(self, t: float | None = None) -> Step:
+        return self.submit(CloseTaki(), t)
+
+    def colour(self, color: Color, t: float | None = None) -> Step:
+        return self.submit(ChooseColor(color), t)
+
+    def end_turn(self, t: float | None = None) -> Step:
+        return self.submit(EndTurn(), t)
+
+    def correct(self, seat: int, count: int, t: float | None = None) -> Step:
+        return self.submit(CorrectCount(seat, count), t)
+
+    def all_drew(self, t: float | None = None) -> Step:
+        """Everybody took their three cards: close the +3 window now."""
+        return self.submit(WindowClosed(), t)

@@ -1,0 +1,242 @@
+"""The game journal: every event and its rulings in SQLite, before they are spoken.
+
+WAL mode, one transaction per event, so a power cut loses at most the event that
+was being written and never doubles one (``(game, seq)`` is the primary key).
+Reopening replays the events through the rules engine: the state comes back
+exactly, and is checked against the state text stored with the last event.
+
+A file that is not an SQLite database, or is one that is not ours, is refused
+with :class:`JournalError` and left untouched.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..rules import GameState, RuleSet, Step, apply, new_game
+from ..rules.events import Event
+from ..rules.notation import to_text
+from .codec import event_from_dict, event_to_dict, ruling_to_dict, rules_from_dict, rules_to_dict
+
+APP_ID = 0x54414B49  # "TAKI", in the SQLite header's application_id
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE tournaments (
+    id INTEGER PRIMARY KEY, name TEXT NOT NULL, created REAL NOT NULL
+);
+CREATE TABLE games (
+    id INTEGER PRIMARY KEY,
+    created REAL NOT NULL,
+    names TEXT NOT NULL,          -- JSON list, in seat order
+    first INTEGER NOT NULL,
+    rules TEXT NOT NULL,          -- JSON object of RuleSet options
+    tournament_id INTEGER REFERENCES tournaments(id),
+    table_no INTEGER,
+    finished REAL,
+    winner INTEGER
+);
+CREATE TABLE events (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    seq INTEGER NOT NULL,
+    t REAL NOT NULL,
+    event TEXT NOT NULL,          -- JSON, companion.store.codec
+    undo INTEGER NOT NULL DEFAULT 0,  -- 1: this row takes back the last kept event
+    rulings TEXT NOT NULL,        -- JSON list
+    state TEXT NOT NULL,          -- companion.rules.notation, after the event
+    PRIMARY KEY (game_id, seq)
+);
+"""
+
+
+class JournalError(Exception):
+    """The journal file cannot be used (and was not changed)."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameInfo:
+    id: int
+    names: tuple[str, ...]
+    first: int
+    rules: RuleSet
+    created: float
+    tournament_id: int | None
+    table_no: int | None
+    finished: float | None
+    winner: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    seq: int
+    t: float
+    event: Event | None  # None for an undo row
+    rulings: tuple[dict[str, Any], ...]
+    state: str
+
+
+class Journal:
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.db = self._open(self.path)
+
+    # ------------------------------------------------------------ opening
+
+    @staticmethod
+    def _open(path: Path) -> sqlite3.Connection:
+        fresh = not path.exists() or path.stat().st_size == 0
+        if not fresh:
+            with path.open("rb") as f:
+                head = f.read(16)
+            if head != b"SQLite format 3\x00":
+                raise JournalError(f"{path} is not a TAKI journal: it is not an SQLite database. "
+                                   "It was left as it is; choose another file.")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+            if fresh:
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute(f"PRAGMA application_id={APP_ID}")
+                db.execute("BEGIN")
+                for statement in _SCHEMA.split(";"):
+                    if statement.strip():
+                        db.execute(statement)
+                db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+                db.execute("COMMIT")
+            else:
+                app = db.execute("PRAGMA application_id").fetchone()[0]
+                if app != APP_ID:
+                    db.close()
+                    raise JournalError(f"{path} is an SQLite database of another program, not a TAKI "
+                                       "journal. It was left as it is; choose another file.")
+                row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+                if row is None or int(row[0]) != SCHEMA_VERSION:
+                    db.close()
+                    raise JournalError(f"{path} is a TAKI journal of schema {row and row[0]}, "
+                                       f"this program reads schema {SCHEMA_VERSION}.")
+                db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=FULL")
+            db.execute("PRAGMA foreign_keys=ON")
+        except sqlite3.DatabaseError as e:
+            raise JournalError(f"{path} cannot be read as a TAKI journal ({e}). "
+                               "It was left as it is.") from None
+        return db
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> Journal:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------ writing
+
+    def new_tournament(self, name: str) -> int:
+        cur = self.db.execute("INSERT INTO tournaments (name, created) VALUES (?, ?)", (name, time.time()))
+        return int(cur.lastrowid or 0)
+
+    def new_game(self, names: tuple[str, ...] | list[str], first: int = 0, rules: RuleSet | None = None,
+                 tournament_id: int | None = None, table_no: int | None = None) -> int:
+        rules = rules or RuleSet()
+        new_game(names, first, rules)  # validates the table before anything is written
+        cur = self.db.execute(
+            "INSERT INTO games (created, names, first, rules, tournament_id, table_no) VALUES (?,?,?,?,?,?)",
+            (time.time(), json.dumps(list(names)), first, json.dumps(rules_to_dict(rules)),
+             tournament_id, table_no),
+        )
+        return int(cur.lastrowid or 0)
+
+    def append(self, game_id: int, seq: int, event: Event | None, step: Step, t: float | None = None) -> None:
+        """Record one accepted event (or an undo, ``event=None``) in its own transaction."""
+        state = step.state
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            self.db.execute(
+                "INSERT INTO events (game_id, seq, t, event, undo, rulings, state) VALUES (?,?,?,?,?,?,?)",
+                (game_id, seq, time.time() if t is None else t,
+                 json.dumps(event_to_dict(event)) if event is not None else "null",
+                 int(event is None), json.dumps([ruling_to_dict(r) for r in step.rulings]), to_text(state)),
+            )
+            if state.is_over:
+                self.db.execute("UPDATE games SET finished=?, winner=? WHERE id=?",
+                                (time.time(), state.winner, game_id))
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+
+    # ------------------------------------------------------------ reading
+
+    def game(self, game_id: int) -> GameInfo:
+        row = self.db.execute(
+            "SELECT id, names, first, rules, created, tournament_id, table_no, finished, winner "
+            "FROM games WHERE id=?", (game_id,)).fetchone()
+        if row is None:
+            raise JournalError(f"there is no game {game_id} in {self.path}")
+        return GameInfo(row[0], tuple(json.loads(row[1])), row[2], rules_from_dict(json.loads(row[3])),
+                        row[4], row[5], row[6], row[7], row[8])
+
+    def games(self, tournament_id: int | None = None) -> list[GameInfo]:
+        q = "SELECT id FROM games" + (" WHERE tournament_id=?" if tournament_id is not None else "") + " ORDER BY id"
+        args = (tournament_id,) if tournament_id is not None else ()
+        return [self.game(r[0]) for r in self.db.execute(q, args)]
+
+    def unfinished(self) -> GameInfo | None:
+        row = self.db.execute("SELECT id FROM games WHERE finished IS NULL ORDER BY id DESC LIMIT 1").fetchone()
+        return self.game(row[0]) if row else None
+
+    def entries(self, game_id: int) -> Iterator[Entry]:
+        for seq, t, event, rulings, state in self.db.execute(
+                "SELECT seq, t, event, rulings, state FROM events WHERE game_id=? ORDER BY seq", (game_id,)):
+            e = json.loads(event)
+            yield Entry(seq, t, None if e is None else event_from_dict(e), tuple(json.loads(rulings)), state)
+
+    def tournaments(self) -> list[tuple[int, str]]:
+        return [(r[0], r[1]) for r in self.db.execute("SELECT id, name FROM tournaments ORDER BY id")]
+
+
+@dataclass(frozen=True, slots=True)
+class Replayed:
+    info: GameInfo
+    state: GameState
+    history: tuple[GameState, ...]  # the states before each kept event, for undo
+    events: tuple[Event, ...]  # the kept events, in order
+    next_seq: int
+
+
+def replay(journal: Journal, game_id: int) -> Replayed:
+    """Rebuild a game from its journal, checking every stored state on the way."""
+    info = journal.game(game_id)
+    state = new_game(info.names, info.first, info.rules)
+    history: list[GameState] = []
+    kept: list[Event] = []
+    seq = 0
+    for entry in journal.entries(game_id):
+        if entry.seq != seq:
+            raise JournalError(f"game {game_id}: event {seq} is missing from the journal")
+        if entry.event is None:
+            if not history:
+                raise JournalError(f"game {game_id}: an undo with nothing to take back")
+            state = history.pop()
+            kept.pop()
+        else:
+            step = apply(state, entry.event)
+            if not step.legal:
+                raise JournalError(f"game {game_id}: stored event {seq} is refused by the rules "
+                                   f"({step.text}); the journal was written by other rules")
+            history.append(state)
+            kept.append(entry.event)
+            state = step.state
+        if to_text(state) != entry.state:
+            raise JournalError(f"game {game_id}: replayed state differs from the journal at event {seq}")
+        seq += 1
+    return Replayed(info, state, tuple(history), tuple(kept), seq)

@@ -1,0 +1,109 @@
+"""Writes a YOLO-format dataset of generated discard-pile scenes.
+
+``images/<split>/*.jpg``, ``labels/<split>/*.txt`` and ``data.yaml`` with one
+class per face (57, in FACES order). Every image is a pure function of
+(seed, split, index), so a set can be made again bit for bit, in parallel.
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from ..rules.cards import FACES, Card
+from .scene import Compositor, SceneConfig
+
+SPLITS = ("train", "val", "test")
+_SPLIT_ID = {name: i for i, name in enumerate(SPLITS)}
+
+
+@dataclass(frozen=True, slots=True)
+class DatasetSpec:
+    out: Path
+    counts: dict[str, int]
+    seed: int = 0
+    size: int = 416
+    faces_dir: Path | None = None  # enrolled faces (PNG per face code) instead of rendered ones
+    quality: int = 92
+
+
+def class_names() -> dict[int, str]:
+    return {c.index: c.code for c in FACES}
+
+
+def write_data_yaml(out: Path, splits: list[str]) -> Path:
+    lines = [f"path: {out.resolve()}"]
+    for split in splits:
+        lines.append(f"{split}: images/{split}")
+    lines.append(f"nc: {len(FACES)}")
+    lines.append("names:")
+    lines += [f"  {i}: '{name}'" for i, name in class_names().items()]
+    path = out / "data.yaml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def load_faces(folder: Path) -> dict[Card, np.ndarray]:
+    """Faces from ``folder/<stem>.png`` (see faces.file_stem); missing faces are left out."""
+    from .faces import file_stem
+
+    out = {}
+    for card in FACES:
+        p = folder / f"{file_stem(card)}.png"
+        if p.exists():
+            img = cv2.imread(str(p), cv2.IMREAD_UNCHANGED)
+            if img is not None:
+                out[card] = img
+    if not out:
+        raise FileNotFoundError(f"no face images (e.g. R5.png) in {folder}")
+    return out
+
+
+_worker: Compositor | None = None
+
+
+def _init(spec: DatasetSpec) -> None:
+    global _worker
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    cv2.setNumThreads(1)
+    faces = load_faces(spec.faces_dir) if spec.faces_dir else None
+    _worker = Compositor(faces, SceneConfig(size=spec.size))
+
+
+def _make(args: tuple[DatasetSpec, str, int, int]) -> None:
+    spec, split, i, face_index = args
+    assert _worker is not None
+    rng = np.random.default_rng([spec.seed, _SPLIT_ID[split], i])
+    cards = _worker.cards
+    scene = _worker.scene(rng, top=cards[face_index % len(cards)])
+    stem = f"{split}_{spec.seed}_{i:06d}"
+    cv2.imwrite(str(spec.out / "images" / split / f"{stem}.jpg"), scene.image,
+                [cv2.IMWRITE_JPEG_QUALITY, spec.quality])
+    (spec.out / "labels" / split / f"{stem}.txt").write_text(scene.yolo_label() + "\n")
+
+
+def make_dataset(spec: DatasetSpec, workers: int = 2) -> Path:
+    """Generate every split named in ``spec.counts``; return the data.yaml path."""
+    jobs = []
+    for split, n in spec.counts.items():
+        if split not in _SPLIT_ID:
+            raise ValueError(f"unknown split {split!r}; use {', '.join(SPLITS)}")
+        (spec.out / "images" / split).mkdir(parents=True, exist_ok=True)
+        (spec.out / "labels" / split).mkdir(parents=True, exist_ok=True)
+        # Balanced classes: each run of 57 images shows every face once, in a seeded order.
+        rng = np.random.default_rng([spec.seed, _SPLIT_ID[split], 999_983])
+        order = np.concatenate([rng.permutation(len(FACES)) for _ in range(n // len(FACES) + 1)])
+        jobs += [(spec, split, i, int(order[i])) for i in range(n)]
+    if workers <= 1:
+        _init(spec)
+        for job in jobs:
+            _make(job)
+    else:
+        with ProcessPoolExecutor(workers, initializer=_init, initargs=(spec,)) as pool:
+            list(pool.map(_make, jobs, chunksize=16))
+    return write_data_yaml(spec.out, [s for s in SPLITS if s in spec.counts])

@@ -1,0 +1,253 @@
+"""The scene compositor: discard piles on tables, as a camera above would see them.
+
+Draws older cards peeking out under a whole top card, on wood, cloth, plain or
+photographic backgrounds, with hands reaching in, camera perspective, and the
+photometric trouble of real rooms (albumentations: colour temperature, shadow,
+glare, blur, noise, JPEG). Deterministic from a seed. The label is the top card:
+the leading card that the referee must read (its box is never occluded).
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from ..rules.cards import FACES, Card
+from .faces import CARD_H, CARD_W, render_face
+
+
+@dataclass(frozen=True, slots=True)
+class SceneConfig:
+    size: int = 416
+    card_height: tuple[float, float] = (0.35, 0.72)  # of the image side
+    under_cards: tuple[int, int] = (0, 4)
+    hand_p: float = 0.4
+    perspective: float = 0.10  # corner jitter, fraction of the side
+    photometric: bool = True
+
+
+@dataclass(frozen=True)
+class Placed:
+    card: Card
+    corners: np.ndarray  # (4, 2) float, image pixels, clockwise from top-left of the face
+
+
+@dataclass
+class Scene:
+    image: np.ndarray  # BGR uint8
+    top: Placed
+    under: list[Placed] = field(default_factory=list)
+    hand_mask: np.ndarray | None = None
+
+    @property
+    def box(self) -> tuple[float, float, float, float]:
+        """The top card's box, x1 y1 x2 y2 in pixels, inside the image."""
+        h, w = self.image.shape[:2]
+        xs, ys = self.top.corners[:, 0], self.top.corners[:, 1]
+        return (max(0.0, xs.min()), max(0.0, ys.min()), min(w - 1.0, xs.max()), min(h - 1.0, ys.max()))
+
+    def yolo_label(self) -> str:
+        h, w = self.image.shape[:2]
+        x1, y1, x2, y2 = self.box
+        return (f"{self.top.card.index} {(x1 + x2) / 2 / w:.6f} {(y1 + y2) / 2 / h:.6f} "
+                f"{(x2 - x1) / w:.6f} {(y2 - y1) / h:.6f}")
+
+
+# ------------------------------------------------------------------ backgrounds
+
+@functools.cache
+def photos() -> tuple[np.ndarray, ...]:
+    """The sample photos scikit-image ships inside its wheel (read from disk, never fetched)."""
+    from pathlib import Path
+
+    import skimage.data
+
+    folder = Path(skimage.data.__file__).parent
+    out = []
+    for p in sorted(folder.glob("*.png")) + sorted(folder.glob("*.jpg")):
+        img = cv2.imread(str(p), cv2.IMREAD_COLOR)
+        if img is not None and min(img.shape[:2]) >= 128:
+            out.append(img)
+    return tuple(out)
+
+
+def _noise(rng: np.random.Generator, size: int, octaves: int = 4) -> np.ndarray:
+    out = np.zeros((size, size), np.float32)
+    for o in range(octaves):
+        n = 2 ** (o + 2)
+        small = rng.random((n, n)).astype(np.float32)
+        out += cv2.resize(small, (size, size), interpolation=cv2.INTER_CUBIC) / 2**o
+    out -= out.min()
+    return out / max(out.max(), 1e-6)
+
+
+def background(rng: np.random.Generator, size: int) -> np.ndarray:
+    kind = rng.choice(["plain", "wood", "cloth", "noise", "photo", "photo"])
+    base = rng.integers(30, 230, 3).astype(np.float32)
+    if kind == "photo":
+        pool = photos()
+        if not pool:
+            return background(rng, size)
+        img = pool[int(rng.integers(len(pool)))]
+        h, w = img.shape[:2]
+        s = int(rng.integers(min(h, w) // 3, min(h, w) + 1))
+        y, x = int(rng.integers(0, h - s + 1)), int(rng.integers(0, w - s + 1))
+        return cv2.resize(img[y : y + s, x : x + s], (size, size), interpolation=cv2.INTER_AREA)
+    yy, xx = np.mgrid[0:size, 0:size].astype(np.float32) / size
+    if kind == "plain":
+        grad = 1 + 0.25 * (xx * rng.uniform(-1, 1) + yy * rng.uniform(-1, 1))
+        img = base[None, None] * grad[..., None]
+    elif kind == "wood":
+        base = np.array([rng.uniform(20, 70), rng.uniform(60, 120), rng.uniform(110, 190)], np.float32)
+        ang = rng.uniform(0, np.pi)
+        u = xx * np.cos(ang) + yy * np.sin(ang)
+        rings = np.sin((u * rng.uniform(20, 60) + 4 * _noise(rng, size)) * np.pi)
+        img = base[None, None] * (0.75 + 0.2 * rings[..., None] + 0.1 * _noise(rng, size)[..., None])
+    elif kind == "cloth":
+        f = rng.uniform(60, 160)
+        weave = 0.5 + 0.25 * (np.sin(xx * f * np.pi) + np.sin(yy * f * np.pi))
+        img = base[None, None] * (0.8 + 0.25 * weave[..., None] + 0.1 * _noise(rng, size)[..., None])
+    else:
+        n = _noise(rng, size)
+        other = rng.integers(30, 230, 3).astype(np.float32)
+        img = base[None, None] * n[..., None] + other[None, None] * (1 - n[..., None])
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+# ------------------------------------------------------------------ compositing
+
+SKIN = ((60, 90, 160), (80, 120, 200), (100, 150, 225), (45, 70, 120), (90, 140, 190))
+
+
+def _hand(rng: np.random.Generator, size: int) -> np.ndarray:
+    """A mask of a hand and fingers reaching in from one edge."""
+    m = np.zeros((size, size), np.uint8)
+    edge = rng.integers(4)
+    t = rng.uniform(0.15, 0.85) * size
+    reach = rng.uniform(0.15, 0.4) * size
+    ang = [np.pi / 2, -np.pi / 2, 0.0, np.pi][edge] + rng.uniform(-0.5, 0.5)
+    start = [(t, -10), (t, size + 10), (-10, t), (size + 10, t)][edge]
+    d = np.array([np.cos(ang), np.sin(ang)])
+    palm = np.array(start) + d * reach
+    wid = rng.uniform(0.10, 0.16) * size
+    cv2.line(m, tuple(map(int, start)), tuple(map(int, palm)), 255, int(wid * 1.2))
+    cv2.ellipse(m, tuple(map(int, palm)), (int(wid), int(wid * 0.8)), float(np.degrees(ang)), 0, 360, 255, -1)
+    normal = np.array([-d[1], d[0]])
+    for k in range(int(rng.integers(2, 5))):
+        base = palm + normal * wid * (k - 1.5) * 0.45
+        tip = base + (d + normal * rng.uniform(-0.3, 0.3)) * wid * rng.uniform(0.9, 1.6)
+        cv2.line(m, tuple(map(int, base)), tuple(map(int, tip)), 255, max(3, int(wid * 0.28)))
+    return m
+
+
+def _photometric(seed: int):  # type: ignore[no-untyped-def]
+    import albumentations as A
+
+    return A.Compose(
+        [
+            A.PlanckianJitter(p=0.5),  # colour temperature of the room's light
+            A.RandomBrightnessContrast(brightness_limit=0.3, contrast_limit=0.3, p=0.8),
+            A.HueSaturationValue(hue_shift_limit=4, sat_shift_limit=25, val_shift_limit=15, p=0.4),
+            A.RandomShadow(shadow_roi=(0, 0, 1, 1), num_shadows_limit=(1, 1),
+                           shadow_intensity_range=(0.15, 0.4), p=0.2),
+            A.RandomSunFlare(flare_roi=(0, 0, 1, 1), src_radius=90, num_flare_circles_range=(1, 3), p=0.1),
+            A.OneOf([A.MotionBlur(blur_limit=(3, 7)), A.GaussianBlur(blur_limit=(3, 5)),
+                     A.Defocus(radius=(1, 2))], p=0.4),
+            A.GaussNoise(std_range=(0.01, 0.06), p=0.4),
+            A.ImageCompression(quality_range=(35, 95), p=0.5),
+        ],
+        seed=seed,
+    )
+
+
+class Compositor:
+    """Makes scenes from a set of faces (rendered, or enrolled from a real deck)."""
+
+    def __init__(self, faces: dict[Card, np.ndarray] | None = None, config: SceneConfig | None = None):
+        self.config = config or SceneConfig()
+        top_px = int(self.config.size * self.config.card_height[1] * 1.2)
+        w = max(8, int(top_px * CARD_W / CARD_H))
+        if faces is None:
+            faces = {c: render_face(c, w, top_px) for c in FACES}
+        self.faces = {c: _with_alpha(img) for c, img in faces.items()}
+        self.cards = [c for c in FACES if c in self.faces]
+        self._photometric = _photometric(0) if self.config.photometric else None
+
+    def _paste(self, canvas: np.ndarray, face: np.ndarray, centre: np.ndarray, height: float,
+               angle: float, light: float, shadow: bool) -> np.ndarray:
+        fh, fw = face.shape[:2]
+        s = height / fh
+        m = cv2.getRotationMatrix2D((fw / 2, fh / 2), angle, s)
+        m[:, 2] += centre - np.array([fw / 2, fh / 2])
+        size = canvas.shape[1], canvas.shape[0]
+        warped = cv2.warpAffine(face, m, size, flags=cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR)
+        a = warped[:, :, 3:4].astype(np.float32) / 255
+        if shadow:
+            sh = cv2.GaussianBlur(a, (0, 0), max(1.0, height * 0.02))
+            sh = np.roll(sh, (int(height * 0.015), int(height * 0.02)), (0, 1))
+            canvas[:] = (canvas * (1 - 0.45 * sh[..., None] if sh.ndim == 2 else 1 - 0.45 * sh)).astype(np.uint8)
+        rgb = np.clip(warped[:, :, :3].astype(np.float32) * light, 0, 255)
+        canvas[:] = (rgb * a + canvas * (1 - a)).astype(np.uint8)
+        corners = np.array([[0, 0], [fw, 0], [fw, fh], [0, fh]], np.float32)
+        return np.hstack([corners, np.ones((4, 1), np.float32)]) @ m.T.astype(np.float32)
+
+    def scene(self, seed: int | np.random.Generator, top: Card | None = None,
+              under: list[Card] | None = None) -> Scene:
+        rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+        cfg, n = self.config, self.config.size
+        canvas = background(rng, n)
+        height = rng.uniform(*cfg.card_height) * n
+        half_diag = 0.5 * height * np.hypot(1, CARD_W / CARD_H)
+        lo, hi = half_diag + 2, n - half_diag - 2
+        centre = rng.uniform(lo, hi, 2) if hi > lo else np.array([n / 2, n / 2])
+        if under is None:
+            k = int(rng.integers(cfg.under_cards[0], cfg.under_cards[1] + 1))
+            under = [self.cards[int(i)] for i in rng.integers(0, len(self.cards), k)]
+        placed_under = []
+        for card in under:
+            c = centre + rng.normal(0, 0.18, 2) * height
+            corners = self._paste(canvas, self.faces[card], c, height * rng.uniform(0.95, 1.05),
+                                  rng.uniform(0, 360), rng.uniform(0.8, 1.0), True)
+            placed_under.append(Placed(card, corners))
+        top = top or self.cards[int(rng.integers(len(self.cards)))]
+        corners = self._paste(canvas, self.faces[top], centre, height, rng.uniform(0, 360),
+                              rng.uniform(0.85, 1.05), True)
+        hand_mask = None
+        if rng.random() < cfg.hand_p:
+            card_mask = np.zeros((n, n), np.uint8)
+            cv2.fillPoly(card_mask, [corners.astype(np.int32)], 255)
+            card_mask = cv2.dilate(card_mask, np.ones((7, 7), np.uint8))
+            for _ in range(6):
+                m = _hand(rng, n)
+                if not (m & card_mask).any():
+                    skin = np.array(SKIN[int(rng.integers(len(SKIN)))], np.float32) * rng.uniform(0.8, 1.15)
+                    shade = (0.85 + 0.3 * _noise(rng, n, 2))[..., None]
+                    a = cv2.GaussianBlur(m, (5, 5), 0)[..., None].astype(np.float32) / 255
+                    canvas[:] = np.clip(skin * shade * a + canvas * (1 - a), 0, 255).astype(np.uint8)
+                    hand_mask = m
+                    break
+        if cfg.perspective > 0:
+            src = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float32)
+            dst = src + rng.uniform(-cfg.perspective, cfg.perspective, (4, 2)).astype(np.float32) * n
+            hmat = cv2.getPerspectiveTransform(src, dst)
+            canvas = cv2.warpPerspective(canvas, hmat, (n, n), borderMode=cv2.BORDER_REFLECT)
+            corners = cv2.perspectiveTransform(corners[None], hmat)[0]
+            placed_under = [Placed(p.card, cv2.perspectiveTransform(p.corners[None], hmat)[0]) for p in placed_under]
+            if hand_mask is not None:
+                hand_mask = cv2.warpPerspective(hand_mask, hmat, (n, n))
+        if self._photometric is not None:
+            self._photometric.set_random_seed(int(rng.integers(2**31)))
+            canvas = self._photometric(image=canvas)["image"]
+        return Scene(canvas, Placed(top, corners.astype(np.float32)), placed_under, hand_mask)
+
+
+def _with_alpha(img: np.ndarray) -> np.ndarray:
+    if img.ndim == 3 and img.shape[2] == 4:
+        return img
+    from .faces import card_mask
+
+    h, w = img.shape[:2]
+    return np.dstack([img[:, :, :3], card_mask(w, h, max(2, w // 16))])

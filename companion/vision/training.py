@@ -1,0 +1,52 @@
+"""Train the leading-card detector: YOLO nano from its .yaml, offline, on CPU.
+
+Resumable: a run folder's ``weights/last.pt`` is picked up again by the same
+command. No downloaded weights, no plots, no hub.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from .yolo_env import YOLO
+
+
+@dataclass(frozen=True, slots=True)
+class TrainSpec:
+    data: Path
+    run_dir: Path = Path("runs/taki")
+    arch: str = "yolov8n.yaml"
+    epochs: int = 30
+    imgsz: int = 320
+    batch: int = 32
+    hours: float | None = None  # stop after this long (ultralytics' `time`)
+    device: str = "cpu"
+    workers: int = 2
+    seed: int = 0
+
+
+def last_checkpoint(spec: TrainSpec) -> Path | None:
+    p = spec.run_dir / "weights" / "last.pt"
+    return p if p.exists() else None
+
+
+def train(spec: TrainSpec) -> Path:
+    """Train (or resume) and return the best weights."""
+    last = last_checkpoint(spec)
+    if last is not None:
+        YOLO(last).train(resume=True)
+    else:
+        model = YOLO(spec.arch)
+        kwargs = dict(
+            data=str(spec.data), epochs=spec.epochs, imgsz=spec.imgsz, batch=spec.batch,
+            device=spec.device, workers=spec.workers, project=str(spec.run_dir.parent.resolve()),
+            name=spec.run_dir.name, exist_ok=True, pretrained=False, plots=False, amp=False,
+            seed=spec.seed, deterministic=False, fliplr=0.0, degrees=0.0, mosaic=1.0,
+            close_mosaic=max(1, spec.epochs // 5), patience=100, verbose=True, val=True,
+        )
+        if spec.hours:
+            kwargs["time"] = spec.hours
+        model.train(**kwargs)
+    best = spec.run_dir / "weights" / "best.pt"
+    return best if best.exists() else spec.run_dir / "weights" / "last.pt"
