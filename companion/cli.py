@@ -142,7 +142,11 @@ def _standings(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="taki-companion", description=__doc__)
+    p = argparse.ArgumentParser(
+        prog="taki-companion",
+        description="A camera referee for real TAKI games. With no sub-command, opens the kiosk app "
+                    "(the bundled demo when no camera is attached).")
+    _add_app_arguments(p)
     sub = p.add_subparsers(dest="command")
     sp = sub.add_parser("selfplay", help="play seeded simulated games and print a summary")
     sp.add_argument("--games", type=int, default=100)
@@ -192,12 +196,20 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _add_app_arguments(p: argparse.ArgumentParser) -> None:
+    # Kept free of kivy imports: the sub-commands must not start a window system.
+    from .ui_args import add_app_arguments
+
+    add_app_arguments(p, default_journal())
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
-        parser.print_help()
-        return 0
+        from .ui.main import run
+
+        return run(args, default_journal())
     return int(args.func(args))
 
 

@@ -1,0 +1,235 @@
+"""A table session: the referee, the voice and the camera pipeline, without Kivy.
+
+The UI owns one of these and calls ``poll()`` from its clock on the main
+thread; the camera and detector run on a worker thread and hand over frames
+and tracker events through a queue, so no OpenGL work happens off the main
+thread and nothing blocks on audio.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..rules import Card, Color, Step, legal_faces
+from ..rules.events import Event
+from ..rules.rulings import RulingKind
+from ..voice import VoiceWorker, sentences
+from .loop import Question, Referee, RefereeError
+
+
+@dataclass
+class Snapshot:
+    """What the worker saw last: for the camera view."""
+
+    image: np.ndarray | None = None
+    box: tuple[float, float, float, float] | None = None
+    card: Card | None = None
+    status: str = "starting"
+    t: float = 0.0
+
+
+@dataclass
+class LogLine:
+    t: float
+    text: str
+    penalty: bool = False
+
+
+class VisionWorker:
+    """Frames -> detector -> tracker on a thread; results go into ``out``."""
+
+    def __init__(self, source, detector, tracker, realtime: bool = True) -> None:  # type: ignore[no-untyped-def]
+        self.source, self.detector, self.tracker, self.realtime = source, detector, tracker, realtime
+        self.out: queue.Queue[tuple[str, object]] = queue.Queue()
+        self.snapshot = Snapshot()
+        self._stop = threading.Event()
+        self.error: str | None = None
+        self.fps = 0.0
+        self._thread = threading.Thread(target=self._run, name="taki-vision", daemon=True)
+
+    def start(self) -> VisionWorker:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+        self.source.close()
+
+    def _run(self) -> None:
+        t0 = time.monotonic()
+        last_status = None
+        n = 0
+        while not self._stop.is_set():
+            frame = self.source.read()
+            status = getattr(self.source, "status", "ok")
+            if status != last_status:
+                self.out.put(("source", status))
+                last_status = status
+            if frame is None:
+                if status == "ended":
+                    return
+                time.sleep(0.02)
+                continue
+            if self.realtime:  # a file plays at its own pace
+                wait = frame.t - (time.monotonic() - t0)
+                if wait > 0:
+                    time.sleep(wait)
+            try:
+                dets = self.detector.detect(frame.image)
+            except Exception as e:  # a frame the detector chokes on is skipped, the game goes on
+                self.error = f"detector: {e}"
+                dets = []
+            events = self.tracker.update(frame.image, frame.t, dets)
+            reading = self.tracker.last_reading
+            self.snapshot = Snapshot(frame.image, reading.box if reading else None,
+                                     reading.card if reading else None, "ok", frame.t)
+            n += 1
+            self.fps = n / max(1e-6, time.monotonic() - t0)
+            for ev in events:
+                self.out.put(("track", (frame.t, ev)))
+
+
+@dataclass
+class TableSession:
+    referee: Referee
+    voice: VoiceWorker | None = None
+    teaching: bool = False
+    log: list[LogLine] = field(default_factory=list)
+    status: str = ""
+    on_change: Callable[[], None] | None = None
+    vision: VisionWorker | None = None
+    taps: list = field(default_factory=list)  # scripted (t, Event) for the demo  # type: ignore[type-arg]
+    _takeback: Card | None = None
+
+    def __post_init__(self) -> None:
+        self.referee.listeners.append(self._heard)
+
+    # ------------------------------------------------------------ rulings out
+
+    def _heard(self, step: Step) -> None:
+        said = sentences(step, self.teaching)
+        if self.voice is not None:
+            self.voice.speak_all(said)
+        for r in step.rulings:
+            if r.kind is RulingKind.TURN:
+                continue
+            self.log.append(LogLine(time.time(), r.text, r.is_penalty))
+        if self.teaching and not step.legal:
+            hint = self.hint()
+            if hint:
+                self.log.append(LogLine(time.time(), hint))
+                if self.voice is not None:
+                    self.voice.speak(hint)
+        if self.on_change:
+            self.on_change()
+
+    def hint(self) -> str:
+        """Teaching mode: what the player to move can do, in words."""
+        s = self.referee.state
+        if not s.phase.value == "playing":
+            return ""
+        faces = legal_faces(s)
+        name = s.names[s.to_move]
+        if s.pending.value == "color":
+            return f"{name}, tap the colour you want."
+        if s.stack:
+            return f"{name}, you can put down a plus two or a King, or draw {2 * s.stack}."
+        colours = sorted({c.color.spoken for c in faces if c.color is not None})
+        extra = " or any colourless card" if any(c.color is None for c in faces) else ""
+        if s.run is not None and s.run.seat == s.to_move:
+            return f"{name}, keep playing {s.run.color.spoken} cards, then call closed TAKI."
+        lead = s.lead.spoken if s.lead else "the leading card"
+        return (f"{name}, match the {lead}: a {' or '.join(colours)} card, the same symbol{extra}. "
+                "If you cannot, draw a card.")
+
+    # ------------------------------------------------------------ inputs
+
+    def tap(self, action: str, *args: object) -> Step | Question | None:
+        """A button: 'drew', 'last_card', 'closed_taki', 'end_turn', 'colour', 'undo',
+        'correct', 'answer', 'all_drew'. A wrong tap is answered, never raised."""
+        r = self.referee
+        try:
+            if action == "colour":
+                return r.colour(args[0] if isinstance(args[0], Color) else Color(args[0]))
+            if action == "undo":
+                return r.undo()
+            if action == "correct":
+                return r.correct(int(args[0]), int(args[1]))  # type: ignore[call-overload]
+            if action == "answer":
+                return r.answer(int(args[0]))  # type: ignore[call-overload]
+            return getattr(r, action)()  # type: ignore[no-any-return]
+        except RefereeError as e:
+            self.status = str(e).capitalize() + "."
+            if self.on_change:
+                self.on_change()
+            return None
+
+    def submit(self, event: Event) -> Step:
+        return self.referee.submit(event)
+
+    def card_seen(self, card: Card, t: float | None = None) -> Step | Question | None:
+        if self._takeback is not None and card == self.referee.state.top:
+            self._takeback = None
+            self.status = f"Thank you: the {card.spoken} leads again."
+            if self.on_change:
+                self.on_change()
+            return None
+        result = self.referee.card_seen(card, t)
+        if isinstance(result, Step) and not result.legal:
+            self._takeback = card  # the pile shows a refused card until it is taken back
+            self.status = f"Take the {card.spoken} back."
+        elif isinstance(result, Question):
+            self.status = result.text
+            if self.voice is not None:
+                self.voice.speak(result.text)
+            if self.on_change:
+                self.on_change()
+        else:
+            self._takeback = None
+        return result
+
+    def poll(self, now: float, video_t: float | None = None) -> None:
+        """Called on the UI thread: drain the camera's events, run due taps and timers."""
+        if self.vision is not None:
+            while True:
+                try:
+                    kind, payload = self.vision.out.get_nowait()
+                except queue.Empty:
+                    break
+                if kind == "source":
+                    self.status = {"lost": "Camera lost: reconnecting. The game is kept.",
+                                   "ok": "", "ended": "The video has ended."}.get(str(payload), str(payload))
+                    if self.on_change:
+                        self.on_change()
+                elif kind == "track":
+                    t, ev = payload  # type: ignore[misc]
+                    self._track(ev, t)
+        if video_t is not None:
+            while self.taps and self.taps[0][0] <= video_t:
+                _, event = self.taps.pop(0)
+                if getattr(event, "seat", None) is not None and self.referee.question is not None:
+                    self.tap("answer", event.seat)
+                else:
+                    self.submit(event)
+        self.referee.tick(now)
+
+    def _track(self, ev, t: float) -> None:  # type: ignore[no-untyped-def]
+        from ..vision.tracker import TrackKind
+
+        if ev.kind is TrackKind.PLAYED and ev.card is not None:
+            self.card_seen(ev.card, t)
+        elif ev.kind is TrackKind.UNREADABLE:
+            self.status = "I cannot read the leading card: is it in view and lit?"
+        elif ev.kind is TrackKind.OCCLUDED:
+            self.status = "Hand over the pile…"
+        elif ev.kind is TrackKind.CLEAR and self.status.startswith("Hand"):
+            self.status = ""
+        if self.on_change:
+            self.on_change()

@@ -1,0 +1,1 @@
+"""The Kivy kiosk. Only this package imports kivy."""

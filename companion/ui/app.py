@@ -1,0 +1,385 @@
+"""The kiosk app: Setup, Table and Standings screens over a TableSession.
+
+Kivy rules kept: layout in one kv file per screen; OpenGL only on the main
+thread (the camera worker hands frames over, the clock uploads them); state is
+read from the session on each tick.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+from kivy.app import App
+from kivy.clock import Clock
+from kivy.core.window import Window
+from kivy.graphics import Color as GColor, Ellipse, Line, Rectangle, Triangle
+from kivy.graphics.texture import Texture
+from kivy.lang import Builder
+from kivy.properties import ListProperty
+from kivy.uix.boxlayout import BoxLayout
+from kivy.uix.button import Button
+from kivy.uix.checkbox import CheckBox
+from kivy.uix.label import Label
+from kivy.uix.popup import Popup
+from kivy.uix.screenmanager import NoTransition, Screen, ScreenManager
+from kivy.uix.textinput import TextInput
+from kivy.uix.widget import Widget
+
+from ..referee import Question
+from ..referee.session import TableSession
+from ..rules import RuleSet
+from ..rules.cards import Card, Color
+from ..rules.options import OPTION_RULES
+from ..rules.state import Pending
+
+HERE = Path(__file__).resolve().parent
+RGBA = {Color.RED: (0.92, 0.2, 0.2, 1), Color.YELLOW: (1, 0.82, 0.05, 1),
+        Color.GREEN: (0.2, 0.72, 0.25, 1), Color.BLUE: (0.15, 0.42, 0.95, 1), None: (0.5, 0.5, 0.5, 1)}
+OPTION_LABELS = {
+    "first_lead_number": "First leading card must be a number",
+    "may_draw_when_able": "May draw even when able to play",
+    "reshuffle_discard": "Reshuffle the pile when the deck runs out",
+    "no_finish_on_plus": "Nobody finishes on a Plus",
+    "direction_2p_stops": "Two players: Change Direction acts as Stop",
+    "taki_on_top_open": "A TAKI on top is always open",
+    "open_run_no_effect": "Open run: the top card has no effect",
+    "king_extra_optional": "King: the extra card is optional",
+    "plus3_window": "+3: a window to break it",
+    "breaker_on_breaker": "A Breaker can be broken",
+    "colourless_keeps_colour": "Colourless cards keep the colour",
+}
+
+
+def to_texture(img: np.ndarray) -> Texture:
+    """A BGR(A) numpy image as a Kivy texture (flipped: Kivy's origin is bottom-left)."""
+    fmt = "bgra" if img.shape[2] == 4 else "bgr"
+    tex = Texture.create(size=(img.shape[1], img.shape[0]), colorfmt=fmt)
+    tex.blit_buffer(np.ascontiguousarray(img[::-1]).tobytes(), colorfmt=fmt, bufferfmt="ubyte")
+    return tex
+
+
+class ColorSwatch(Widget):
+    rgba = ListProperty([0.5, 0.5, 0.5, 1])
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.bind(pos=self._draw, size=self._draw, rgba=self._draw)
+
+    def _draw(self, *_: Any) -> None:
+        self.canvas.clear()
+        with self.canvas:
+            GColor(*self.rgba)
+            d = min(self.width, self.height) * 0.9
+            Ellipse(pos=(self.center_x - d / 2, self.center_y - d / 2), size=(d, d))
+
+
+class SeatRing(Widget):
+    """The seats round the table, whose turn it is, and an arrow for the direction."""
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.labels: list[Label] = []
+        self.info: tuple[tuple[str, ...], int, int, tuple[int, ...], tuple[int, ...] | None] | None = None
+        self.bind(pos=self._draw, size=self._draw)
+
+    def show(self, names: tuple[str, ...], to_move: int, direction: int, counts: tuple[int, ...],
+             stages: tuple[int, ...] | None) -> None:
+        info = (names, to_move, direction, counts, stages)
+        if info != self.info:
+            self.info = info
+            self._draw()
+
+    def _draw(self, *_: Any) -> None:
+        if self.info is None:
+            return
+        names, to_move, direction, counts, stages = self.info
+        for lab in self.labels:
+            self.remove_widget(lab)
+        self.labels = []
+        self.canvas.before.clear()
+        n = len(names)
+        cx, cy = self.center
+        r = min(self.width, self.height) * 0.36
+        with self.canvas.before:
+            GColor(0.2, 0.45, 0.3, 1)
+            Ellipse(pos=(cx - r * 0.62, cy - r * 0.62), size=(r * 1.24, r * 1.24))
+            GColor(1, 1, 1, 0.9)
+            # The arrow: an arc round the centre, its head pointing the way play goes.
+            Line(circle=(cx, cy, r * 0.42, 40, 320), width=3)
+            a = math.radians(90 - (320 if direction == 1 else 40))
+            hx, hy = cx + r * 0.42 * math.cos(a), cy + r * 0.42 * math.sin(a)
+            tx, ty = (math.sin(a), -math.cos(a)) if direction == 1 else (-math.sin(a), math.cos(a))
+            s = r * 0.13
+            Triangle(points=[hx + tx * s, hy + ty * s, hx - ty * s * 0.7, hy + tx * s * 0.7,
+                             hx + ty * s * 0.7, hy - tx * s * 0.7])
+        for i, name in enumerate(names):
+            ang = math.radians(90 - 360 * i / n)  # seat 1 at the top, then to the left (clockwise)
+            x, y = cx + r * math.cos(ang), cy + r * math.sin(ang)
+            stage = f" s{stages[i]}" if stages else ""
+            lab = Label(text=f"{name}\n{counts[i]} cards{stage}", halign="center", font_size="17sp",
+                        bold=i == to_move, color=(1, 0.9, 0.2, 1) if i == to_move else (1, 1, 1, 1),
+                        size=(r * 1.1, r * 0.6), center=(x, y))
+            if i == to_move:
+                with self.canvas.before:
+                    GColor(1, 0.85, 0.1, 0.35)
+                    Rectangle(pos=(x - r * 0.5, y - r * 0.27), size=(r, r * 0.54))
+            self.add_widget(lab)
+            self.labels.append(lab)
+
+
+class TableScreen(Screen):
+    def tap(self, action: str, *args: Any) -> None:
+        app = App.get_running_app()
+        if app.session is None:
+            return
+        app.session.tap(action, *args)
+        app.refresh()
+
+    def toggle_mute(self) -> None:
+        app = App.get_running_app()
+        voice = app.session.voice if app.session else None
+        if voice is not None:
+            voice.muted = not voice.muted
+            self.ids.mute.text = "Unmute" if voice.muted else "Mute"
+
+    def ask_who(self, question: Question | None = None) -> None:
+        app = App.get_running_app()
+        s = app.session.referee.state
+        q = question or app.session.referee.question
+        box = BoxLayout(orientation="vertical", spacing=8, padding=8)
+        box.add_widget(Label(text=q.text if q else "No card is waiting for an owner.", font_size="22sp"))
+        popup = Popup(title="Who played that?", content=box, size_hint=(0.7, 0.6))
+        if q:
+            row = BoxLayout(spacing=6)
+            for seat in q.seats:
+                b = Button(text=s.names[seat], font_size="24sp")
+                b.bind(on_release=lambda _b, seat=seat: (self.tap("answer", seat), popup.dismiss()))
+                row.add_widget(b)
+            box.add_widget(row)
+        close = Button(text="Close", size_hint_y=0.3)
+        close.bind(on_release=popup.dismiss)
+        box.add_widget(close)
+        popup.open()
+
+    def fix_count(self) -> None:
+        app = App.get_running_app()
+        s = app.session.referee.state
+        box = BoxLayout(orientation="vertical", spacing=6, padding=8)
+        popup = Popup(title="Correct a hand count", content=box, size_hint=(0.8, 0.8))
+        for seat, name in enumerate(s.names):
+            row = BoxLayout(spacing=6)
+            row.add_widget(Label(text=name, font_size="22sp"))
+            field = TextInput(text=str(s.counts[seat]), input_filter="int", multiline=False, font_size="22sp")
+            row.add_widget(field)
+            ok = Button(text="Set", font_size="22sp")
+            ok.bind(on_release=lambda _b, seat=seat, field=field: self.tap("correct", seat, int(field.text or 0)))
+            row.add_widget(ok)
+            box.add_widget(row)
+        close = Button(text="Done", font_size="22sp")
+        close.bind(on_release=popup.dismiss)
+        box.add_widget(close)
+        popup.open()
+
+
+class SetupScreen(Screen):
+    def on_kv_post(self, base_widget: Any) -> None:
+        self.name_inputs = [TextInput(text=n, multiline=False, font_size="20sp") for n in
+                            ("Dana", "Omer", "Noa", "Eli", "Maya", "Yoni", "Tal", "Gil", "Roni", "Adi")]
+        self.rule_boxes: dict[str, CheckBox] = {}
+        default = RuleSet()
+        for name in RuleSet.option_names():
+            if name == "tournament":
+                continue
+            row = BoxLayout(spacing=4)
+            cb = CheckBox(active=getattr(default, name), size_hint_x=0.12)
+            self.rule_boxes[name] = cb
+            row.add_widget(cb)
+            row.add_widget(Label(text=f"{OPTION_LABELS[name]} ({OPTION_RULES[name]})", font_size="15sp",
+                                 halign="left", text_size=(420, None)))
+            self.ids.rules.add_widget(row)
+        self.show_names()
+
+    def show_names(self) -> None:
+        grid = self.ids.names
+        grid.clear_widgets()
+        for field in self.name_inputs[: int(self.ids.n_players.text)]:
+            grid.add_widget(field)
+
+    def choices(self) -> tuple[list[str], int, RuleSet, bool, float]:
+        n = int(self.ids.n_players.text)
+        names = [f.text.strip() or f"Player {i + 1}" for i, f in enumerate(self.name_inputs[:n])]
+        first = min(n, int(self.ids.first.text)) - 1
+        rules = RuleSet().with_changes(**{k: cb.active for k, cb in self.rule_boxes.items()},
+                                       tournament=self.ids.tournament.state == "down")
+        return names, first, rules, self.ids.teaching.state == "down", float(self.ids.rate.value)
+
+
+class StandingsScreen(Screen):
+    pass
+
+
+class TakiApp(App):
+    title = "TAKI Table Companion"
+
+    def __init__(self, controller: Any, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.controller = controller  # companion.ui.main.Controller: builds sessions, owns IO
+        self.session: TableSession | None = None
+        self._faces: dict[Card, Texture] = {}
+        self._shown_log = -1
+
+    def build(self) -> ScreenManager:
+        for kv in ("setup.kv", "table.kv", "standings.kv"):
+            Builder.load_file(str(HERE / kv))
+        sm = ScreenManager(transition=NoTransition())
+        sm.add_widget(SetupScreen(name="setup"))
+        sm.add_widget(TableScreen(name="table"))
+        sm.add_widget(StandingsScreen(name="standings"))
+        return sm
+
+    def on_start(self) -> None:
+        self.controller.on_start(self)
+        Clock.schedule_interval(self._tick, 1 / 15)
+
+    def on_stop(self) -> None:
+        self.controller.on_stop(self)
+
+    # ------------------------------------------------------------ actions
+
+    def start_from_setup(self) -> None:
+        names, first, rules, teaching, rate = self.root.get_screen("setup").choices()
+        self.controller.start_game(self, names, first, rules, teaching, rate)
+
+    def use_session(self, session: TableSession) -> None:
+        self.session = session
+        session.on_change = lambda: None  # the clock refreshes; nothing to do from other callers
+        self._shown_log = -1
+        self.root.current = "table"
+        self.refresh()
+
+    def show_standings(self) -> None:
+        scr = self.root.get_screen("standings")
+        scr.ids.table.text = self.controller.standings_text(self)
+        self.root.current = "standings"
+
+    def export_standings(self, fmt: str) -> None:
+        path = self.controller.export_standings(self, fmt)
+        self.root.get_screen("standings").ids.title.text = f"Standings: saved {path}"
+
+    # ------------------------------------------------------------ drawing
+
+    def _tick(self, _dt: float) -> None:
+        s = self.session
+        if s is None:
+            return
+        video_t = s.vision.snapshot.t if s.vision is not None else None
+        s.poll(time.monotonic(), video_t)
+        self.refresh()
+        if s.vision is not None and s.vision.snapshot.image is not None:
+            snap = s.vision.snapshot
+            img = snap.image.copy()
+            if snap.box is not None:
+                x1, y1, x2, y2 = (int(v) for v in snap.box)
+                cv2.rectangle(img, (x1, y1), (x2, y2), (0, 255, 255), 3)
+                if snap.card is not None:
+                    cv2.putText(img, snap.card.code, (x1, max(20, y1 - 6)), cv2.FONT_HERSHEY_SIMPLEX,
+                                0.8, (0, 255, 255), 2, cv2.LINE_AA)
+            self.root.get_screen("table").ids.camera.texture = to_texture(img)
+
+    def face_texture(self, card: Card) -> Texture:
+        if card not in self._faces:
+            from ..vision.faces import render_face
+
+            self._faces[card] = to_texture(render_face(card, 248, 346))
+        return self._faces[card]
+
+    def refresh(self) -> None:
+        if self.session is None:
+            return
+        st = self.session.referee.state
+        ids = self.root.get_screen("table").ids
+        if st.is_over and st.winner is not None:
+            ids.turn.text = f"{st.names[st.winner]} wins!"
+        elif st.phase.value == "setup":
+            ids.turn.text = "Turn up the first card"
+        else:
+            ids.turn.text = f"{st.names[st.to_move]}'s turn"
+        ids.direction.text = "Clockwise (left)" if st.direction == 1 else "Anticlockwise (right)"
+        ids.ring.show(st.names, st.to_move, st.direction, st.counts, st.stages)
+        top = st.top
+        if top is not None:
+            ids.lead.texture = self.face_texture(top)
+            ids.lead_name.text = f"Leading: {top.spoken}"
+        ids.swatch.rgba = list(RGBA[st.color])
+        ids.pending.text = pending_text(st)
+        status = self.session.status
+        voice = self.session.voice
+        if voice is not None and voice.error:
+            status = f"Speech unavailable ({voice.error}); rulings are shown here. " + status
+        ids.status.text = status
+        if len(self.session.log) != self._shown_log:
+            self._shown_log = len(self.session.log)
+            lines = [(f"[color=ff7766]{ln.text}[/color]" if ln.penalty else ln.text)
+                     for ln in self.session.log[-60:]]
+            ids.history.text = "\n".join(lines)
+            ids.history_scroll.scroll_y = 0
+
+    def dump(self) -> dict[str, Any]:
+        """What the table screen shows and where (window pixels), for the headless tests."""
+        ids = self.root.get_screen("table").ids
+
+        def rect(w: Widget) -> list[float]:
+            x, y = w.to_window(*w.pos)
+            return [x, y, w.width, w.height]
+
+        return {
+            "window": [Window.width, Window.height],
+            "turn": ids.turn.text, "turn_rect": rect(ids.turn),
+            "direction": ids.direction.text, "direction_rect": rect(ids.direction),
+            "ring_rect": rect(ids.ring), "lead_rect": rect(ids.lead), "lead": ids.lead_name.text,
+            "pending": ids.pending.text, "status": ids.status.text, "history": ids.history.text,
+            "state": self.session.referee.state and _state_line(self.session),
+        }
+
+
+def _state_line(session: TableSession) -> str:
+    from ..rules.notation import to_text
+
+    return to_text(session.referee.state)
+
+
+def pending_text(st: Any) -> str:
+    if st.stack:
+        return f"+2 stack: {st.names[st.to_move]} draws {2 * st.stack}"
+    if st.plus3_by is not None:
+        return "+3! Break it, or everyone draws 3"
+    if st.pending is Pending.COLOR:
+        return f"{st.names[st.to_move]}: choose a colour"
+    if st.pending is Pending.PLUS:
+        return "Plus: play another card"
+    if st.pending is Pending.KING:
+        return "King: play any card"
+    if st.run is not None:
+        state = "open" if st.run.seat is None else "running"
+        return f"{st.run.color.spoken.capitalize()} TAKI {state}"
+    if st.last_due is not None:
+        return f"{st.names[st.last_due]}: last card?"
+    return ""
+
+
+def save_screenshot(path: str) -> str:
+    """Window.screenshot appends a counter to the name; move it to ``path``."""
+    made = Window.screenshot(name=path)
+    if made and made != path:
+        Path(made).replace(path)
+    return path
+
+
+def dump_json(app: TakiApp, path: str) -> None:
+    Path(path).write_text(json.dumps(app.dump(), indent=1))

@@ -1,0 +1,233 @@
+"""Starts the kiosk: picks the frame source (camera, file, or the bundled demo),
+the journal, the voice, and hands the Kivy app a controller that builds sessions.
+
+Environment first: Kivy reads its settings at import, so ``run()`` sets them
+before anything imports kivy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from ..ui_args import add_app_arguments  # noqa: F401  (re-exported)
+
+
+def _kivy_env(args: argparse.Namespace) -> None:
+    os.environ.setdefault("KIVY_HOME", str(Path(tempfile.gettempdir()) / "taki-companion-kivy"))
+    os.environ["KIVY_NO_ARGS"] = "1"
+    os.environ.setdefault("KIVY_LOG_MODE", "PYTHON")
+    from kivy.config import Config
+
+    Config.set("kivy", "exit_on_escape", "1")
+    for option in Config.options("input"):  # no probing of touch devices a kiosk may lack
+        Config.remove_option("input", option)
+    Config.set("input", "mouse", "mouse,multitouch_on_demand")
+    if args.windowed:
+        w, h = (int(v) for v in args.size.split("x"))
+        Config.set("graphics", "fullscreen", "0")
+        Config.set("graphics", "width", str(w))
+        Config.set("graphics", "height", str(h))
+    else:
+        Config.set("graphics", "fullscreen", "auto")
+
+
+class Controller:
+    """Everything the app does that is not drawing: sources, journal, voice, sessions."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        self.demo = False
+        self.journal = None
+        self.voice = None
+        self.session = None
+        self.started = time.monotonic()
+
+    # ------------------------------------------------------------ pieces
+
+    def _voice(self, rate: float = 165):  # type: ignore[no-untyped-def]
+        from ..voice import NullSpeaker, Pyttsx3Speaker, VoiceWorker
+
+        speaker = NullSpeaker() if self.args.mute else Pyttsx3Speaker(rate=int(rate))
+        return VoiceWorker(speaker)
+
+    def _source(self):  # type: ignore[no-untyped-def]
+        from ..vision.demo import DEMO_VIDEO
+        from ..vision.sources import CameraSource, SourceError, VideoFileSource
+
+        a = self.args
+        if a.video:
+            return VideoFileSource(a.video), None
+        if a.camera is not None:
+            try:
+                return CameraSource(a.camera), None
+            except SourceError as e:
+                return VideoFileSource(DEMO_VIDEO), f"{e}: showing the demo instead"
+        if not a.demo:
+            try:
+                return CameraSource(0), None
+            except SourceError:
+                pass
+        self.demo = True
+        return VideoFileSource(DEMO_VIDEO), "No camera found: this is the bundled demo game."
+
+    def load_detector(self) -> None:
+        """Load and warm the detector before kivy is imported: torch's first
+        inference loads native libraries (triton) that segfault once kivy's
+        SDL/GL libraries are loaded."""
+        import numpy as np
+
+        from ..vision.detector import ModelError, YoloDetector
+
+        try:
+            self.detector = YoloDetector(self.args.model)
+            self.detector.detect(np.zeros((320, 320, 3), np.uint8))
+            self.detector_error = None
+        except ModelError as e:
+            self.detector, self.detector_error = None, str(e)
+
+    def _vision(self, session):  # type: ignore[no-untyped-def]
+        from ..referee.session import VisionWorker
+        from ..rules import legal_faces
+        from ..vision.tracker import LeadingCardTracker
+
+        source, note = self._source()
+        detector = self.detector
+        if detector is None:
+            session.status = f"No camera reading: {self.detector_error}"
+            return None
+        tracker = LeadingCardTracker(prior=lambda: legal_faces(session.referee.state))
+        if note:
+            session.status = note
+        return VisionWorker(source, detector, tracker, realtime=True).start()
+
+    def _journal(self):  # type: ignore[no-untyped-def]
+        from ..store import Journal
+
+        path = self.args.journal
+        if self.demo and not self.args.journal_given:
+            path = str(Path(tempfile.mkdtemp(prefix="taki-demo-")) / "demo.db")
+        return Journal(path)
+
+    # ------------------------------------------------------------ app hooks
+
+    def on_start(self, app: Any) -> None:
+        from ..referee import Referee
+        from ..referee.session import TableSession
+        from ..store import JournalError
+
+        a = self.args
+        if a.video is None and a.camera is None:
+            self.demo = a.demo or not _camera_present()
+        try:
+            self.journal = self._journal()
+        except JournalError as e:
+            app.root.current = "setup"
+            self.fatal = str(e)
+            print(e)
+            self.journal = None
+        if self.demo:
+            from ..vision.demo import load_script
+
+            script = load_script()
+            ref = Referee.start(script.names, script.first, script.rules, journal=self.journal)
+            self.voice = self._voice()
+            s = TableSession(ref, self.voice, teaching=a.teaching)
+            s.taps = [(t.t, t.event) for t in script.taps]
+            s.vision = self._vision(s)
+            self.session = s
+            app.use_session(s)
+        elif self.journal is not None and not a.new_game:
+            ref = Referee.resume(self.journal)
+            if ref is not None:
+                self.voice = self._voice()
+                s = TableSession(ref, self.voice, teaching=a.teaching)
+                s.status = f"Resumed game {ref.game_id} where it stopped."
+                s.vision = self._vision(s)
+                self.session = s
+                app.use_session(s)
+        if a.exit_after:
+            from kivy.clock import Clock
+
+            Clock.schedule_once(lambda _dt: self._finish(app), a.exit_after)
+
+    def start_game(self, app: Any, names: list[str], first: int, rules: Any, teaching: bool, rate: float) -> None:
+        from ..referee import Referee
+        from ..referee.session import TableSession
+
+        tid = self.journal.new_tournament("Tournament " + time.strftime("%Y-%m-%d")) \
+            if rules.tournament and self.journal is not None else None
+        ref = Referee.start(names, first, rules, journal=self.journal, tournament_id=tid, table_no=1 if tid else None)
+        self.voice = self._voice(rate)
+        s = TableSession(ref, self.voice, teaching=teaching)
+        s.vision = self._vision(s)
+        self.session = s
+        app.use_session(s)
+
+    def standings_text(self, app: Any) -> str:
+        st = app.session.referee.state if app.session else None
+        if st is None:
+            return "No game yet."
+        tid = None
+        if self.journal is not None and app.session.referee.game_id is not None:
+            tid = self.journal.game(app.session.referee.game_id).tournament_id
+        if tid is not None:
+            from ..store.tournament import standings
+
+            rows = standings(self.journal, tid)
+            return "\n".join(f"{r.place:2d}. {r.name:12s} stage {r.stage}  {r.cards:2d} cards"
+                             + ("  WINNER" if r.winner else "") for r in rows)
+        order = sorted(range(st.n_players), key=lambda i: (st.winner != i, st.counts[i]))
+        return "\n".join(f"{k + 1:2d}. {st.names[i]:12s} {st.counts[i]:2d} cards" for k, i in enumerate(order))
+
+    def export_standings(self, app: Any, fmt: str) -> str:
+        from ..store.tournament import standings, to_csv, to_json
+
+        ref = app.session.referee
+        out = Path(self.args.export_dir) / f"standings-game{ref.game_id}.{fmt}"
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tid = self.journal.game(ref.game_id).tournament_id if self.journal and ref.game_id else None
+        if tid is None:
+            out.write_text(self.standings_text(app) + "\n")
+        else:
+            rows = standings(self.journal, tid)
+            out.write_text(to_csv(rows) if fmt == "csv" else to_json(rows))
+        return str(out)
+
+    def _finish(self, app: Any) -> None:
+        from .app import dump_json, save_screenshot
+
+        if self.args.screenshot:
+            save_screenshot(self.args.screenshot)
+        if self.args.dump:
+            dump_json(app, self.args.dump)
+        app.stop()
+
+    def on_stop(self, app: Any) -> None:
+        s = self.session
+        if s is not None and s.vision is not None:
+            s.vision.stop()
+        if self.voice is not None:
+            self.voice.stop()
+        if self.journal is not None:
+            self.journal.close()
+
+
+def _camera_present() -> bool:
+    return any(Path("/dev").glob("video*"))
+
+
+def run(args: argparse.Namespace, default_journal: str) -> int:
+    args.journal_given = args.journal is not None
+    args.journal = args.journal or default_journal
+    controller = Controller(args)
+    controller.load_detector()  # before kivy: torch's native libraries clash with it otherwise
+    _kivy_env(args)
+    from .app import TakiApp
+
+    TakiApp(controller).run()
+    return 0

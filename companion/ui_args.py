@@ -1,0 +1,23 @@
+"""The kiosk's command-line options (no kivy import here: the CLI loads it for every command)."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_app_arguments(p: argparse.ArgumentParser, default_journal: str) -> None:
+    g = p.add_argument_group("the kiosk app (no sub-command)")
+    g.add_argument("--camera", type=int, help="camera index (default: the first camera, else the demo)")
+    g.add_argument("--video", help="referee a video file instead of a camera")
+    g.add_argument("--demo", action="store_true", help="run the bundled demo game")
+    g.add_argument("--model", default=None, help="detector model (.pt, .onnx, *_openvino_model, *_ncnn_model)")
+    g.add_argument("--journal", default=None, help=f"game journal (default {default_journal})")
+    g.add_argument("--new-game", action="store_true", help="do not resume an unfinished game")
+    g.add_argument("--teaching", action="store_true", help="teaching mode for children")
+    g.add_argument("--mute", action="store_true", help="no speech")
+    g.add_argument("--windowed", action="store_true", help="a window instead of full screen")
+    g.add_argument("--size", default="1280x800", help="window size with --windowed")
+    g.add_argument("--export-dir", default=".", help="where standings exports go")
+    g.add_argument("--exit-after", type=float, default=None, help=argparse.SUPPRESS)
+    g.add_argument("--screenshot", default=None, help=argparse.SUPPRESS)
+    g.add_argument("--dump", default=None, help=argparse.SUPPRESS)

@@ -1,0 +1,95 @@
+"""The leading-card detector over the shipped model, on any backend ultralytics runs.
+
+The backend follows the model's file type: ``.pt`` (PyTorch), ``.onnx`` (ONNX
+Runtime), ``*_openvino_model/`` (OpenVINO), ``*_ncnn_model/`` (NCNN). A missing
+or corrupt model is a :class:`ModelError` with a sentence a person can act on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from ..rules.cards import FACES, Card
+
+MODELS_DIR = Path(__file__).resolve().parent.parent.parent / "models"
+DEFAULT_MODEL = "taki-yolov8n.pt"
+
+
+@dataclass(frozen=True, slots=True)
+class Detection:
+    card: Card
+    confidence: float
+    box: tuple[float, float, float, float]  # x1, y1, x2, y2 in image pixels
+
+    @property
+    def area(self) -> float:
+        x1, y1, x2, y2 = self.box
+        return max(0.0, x2 - x1) * max(0.0, y2 - y1)
+
+
+class Detector(Protocol):
+    def detect(self, image: np.ndarray) -> list[Detection]: ...
+
+
+class ModelError(RuntimeError):
+    """The detector model cannot be loaded."""
+
+
+def backend_of(path: Path) -> str:
+    name = path.name
+    if name.endswith("_openvino_model"):
+        return "openvino"
+    if name.endswith("_ncnn_model"):
+        return "ncnn"
+    if path.suffix == ".onnx":
+        return "onnx"
+    if path.suffix == ".pt":
+        return "pytorch"
+    raise ModelError(f"{path}: unknown model type (use .pt, .onnx, *_openvino_model or *_ncnn_model)")
+
+
+def find_model(name: str | Path | None = None) -> Path:
+    """A model path as given, or under models/; the default is the shipped one."""
+    p = Path(name or DEFAULT_MODEL)
+    if p.exists():
+        return p
+    if (MODELS_DIR / p).exists():
+        return MODELS_DIR / p
+    raise ModelError(f"no detector model at {p} (nor in {MODELS_DIR}); train one with "
+                     "`taki-companion train` or reinstall the package")
+
+
+class YoloDetector:
+    def __init__(self, model: str | Path | None = None, imgsz: int = 320, conf: float = 0.25,
+                 max_det: int = 5) -> None:
+        from .yolo_env import YOLO
+
+        self.path = find_model(model)
+        self.backend = backend_of(self.path)
+        self.imgsz, self.conf, self.max_det = imgsz, conf, max_det
+        try:
+            self.model = YOLO(self.path)
+            names = self.model.names
+        except Exception as e:
+            raise ModelError(f"{self.path} could not be loaded as a {self.backend} detector: "
+                             f"{type(e).__name__}: {e}") from None
+        codes = [names[i] for i in sorted(names)] if isinstance(names, dict) else list(names)
+        if codes != [c.code for c in FACES]:
+            raise ModelError(f"{self.path} does not detect the 57 TAKI faces (its classes: {codes[:5]}...)")
+
+    def detect(self, image: np.ndarray) -> list[Detection]:
+        res = self.model.predict(image, imgsz=self.imgsz, conf=self.conf, max_det=self.max_det,
+                                 verbose=False, device="cpu")[0]
+        boxes = res.boxes
+        if boxes is None or len(boxes) == 0:
+            return []
+        xyxy = boxes.xyxy.cpu().numpy()
+        conf = boxes.conf.cpu().numpy()
+        cls = boxes.cls.cpu().numpy().astype(int)
+        out = [Detection(FACES[c], float(p), tuple(float(v) for v in b))  # type: ignore[arg-type]
+               for b, p, c in zip(xyxy, conf, cls) if 0 <= c < len(FACES)]
+        return sorted(out, key=lambda d: -d.confidence)

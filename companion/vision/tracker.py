@@ -1,0 +1,212 @@
+"""The leading-card tracker: frames in, stable "card played" events out.
+
+Three guards keep a flicker, a hand or a shaky camera from ever yielding a play:
+
+* **occlusion**: frame-to-frame motion in the pile's region of interest above
+  ``motion_on`` suspends all decisions until it falls below ``motion_off`` for
+  ``clear_frames`` frames (hysteresis);
+* **debouncing**: a new top card must win ``frames_on`` of the last
+  ``window`` readings, the latest included, each at ``conf_on`` or better;
+* **a second copy of the same face** counts as a play only after the pile was
+  disturbed (a hand passed over it), and only when the card's box moved or
+  turned (IoU below ``same_iou``) or its picture changed (``same_diff``); a
+  hand that merely hovers leaves both as they were.
+
+The rules core may be consulted as a prior (``prior()`` returns the faces that
+would be legal): it breaks near-ties between two readings, never hides a card
+that was clearly seen, so an illegal card is still reported as what it is.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections import deque
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from ..rules.cards import Card
+from .detector import Detection
+
+Box = tuple[float, float, float, float]
+
+
+class TrackKind(enum.Enum):
+    PLAYED = "played"
+    OCCLUDED = "occluded"
+    CLEAR = "clear"
+    UNREADABLE = "unreadable"
+
+
+@dataclass(frozen=True, slots=True)
+class TrackEvent:
+    kind: TrackKind
+    t: float
+    card: Card | None = None
+    confidence: float = 0.0
+    box: Box | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TrackerConfig:
+    conf_on: float = 0.5
+    frames_on: int = 3
+    window: int = 4
+    motion_on: float = 0.06
+    motion_off: float = 0.02
+    motion_pixel: int = 28  # grey-level change that counts a pixel as moving
+    clear_frames: int = 1
+    same_iou: float = 0.8
+    same_diff: float = 0.35
+    unreadable_s: float = 3.0
+    prior_margin: float = 0.15
+    roi_grow: float = 1.7  # auto ROI: the first card's box grown by this factor
+
+
+def iou(a: Box, b: Box) -> float:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def _patch(gray: np.ndarray, box: Box) -> np.ndarray | None:
+    x1, y1, x2, y2 = (int(round(v)) for v in box)
+    h, w = gray.shape
+    x1, y1, x2, y2 = max(0, x1), max(0, y1), min(w, x2), min(h, y2)
+    if x2 - x1 < 4 or y2 - y1 < 4:
+        return None
+    p = cv2.resize(gray[y1:y2, x1:x2], (24, 24), interpolation=cv2.INTER_AREA).astype(np.float32)
+    p -= p.mean()
+    n = float(np.linalg.norm(p))
+    return p / n if n > 1e-6 else None
+
+
+@dataclass
+class _Settled:
+    card: Card
+    box: Box
+    patch: np.ndarray | None
+
+
+class LeadingCardTracker:
+    def __init__(self, config: TrackerConfig | None = None, roi: Box | None = None,
+                 prior: Callable[[], Collection[Card]] | None = None) -> None:
+        self.config = config or TrackerConfig()
+        self.roi = roi
+        self.auto_roi = roi is None
+        self.prior = prior
+        self.settled: _Settled | None = None
+        self.last_same: tuple[float, float] = (1.0, 0.0)
+        self.occluded = False
+        self.disturbed = False
+        self.last_reading: Detection | None = None
+        self._readings: deque[Card | None] = deque(maxlen=self.config.window)
+        self._boxes: deque[Detection] = deque(maxlen=self.config.window)
+        self._prev: np.ndarray | None = None
+        self._calm = 0
+        self._last_read_t: float | None = None
+        self._unreadable_said = False
+
+    # ------------------------------------------------------------ pieces
+
+    def _roi_px(self, shape: tuple[int, ...]) -> tuple[int, int, int, int]:
+        h, w = shape[:2]
+        if self.roi is None:
+            return 0, 0, w, h
+        x1, y1, x2, y2 = self.roi
+        return max(0, int(x1)), max(0, int(y1)), min(w, int(x2)), min(h, int(y2))
+
+    def _motion(self, gray: np.ndarray) -> float:
+        x1, y1, x2, y2 = self._roi_px(gray.shape)
+        small = cv2.GaussianBlur(cv2.resize(gray[y1:y2, x1:x2], (64, 64), interpolation=cv2.INTER_AREA), (5, 5), 0)
+        prev, self._prev = self._prev, small
+        if prev is None:
+            return 0.0
+        return float((cv2.absdiff(small, prev) > self.config.motion_pixel).mean())
+
+    def _in_roi(self, d: Detection) -> bool:
+        if self.roi is None:
+            return True
+        cx, cy = (d.box[0] + d.box[2]) / 2, (d.box[1] + d.box[3]) / 2
+        x1, y1, x2, y2 = self.roi
+        return x1 <= cx <= x2 and y1 <= cy <= y2
+
+    def _read(self, detections: list[Detection]) -> Detection | None:
+        ds = [d for d in detections if self._in_roi(d)]
+        if not ds:
+            return None
+        ds.sort(key=lambda d: -d.confidence)
+        best = ds[0]
+        if self.prior is not None and len(ds) > 1:
+            legal = self.prior()
+            second = ds[1]
+            if (best.card not in legal and second.card in legal
+                    and best.confidence - second.confidence < self.config.prior_margin):
+                best = second
+        return best if best.confidence >= self.config.conf_on else None
+
+    def _set_roi(self, box: Box, shape: tuple[int, ...]) -> None:
+        h, w = shape[:2]
+        cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+        half = max(box[2] - box[0], box[3] - box[1]) * self.config.roi_grow / 2
+        self.roi = (max(0.0, cx - half), max(0.0, cy - half), min(float(w), cx + half), min(float(h), cy + half))
+        self._prev = None
+
+    # ------------------------------------------------------------ the frame
+
+    def update(self, image: np.ndarray, t: float, detections: list[Detection]) -> list[TrackEvent]:
+        cfg = self.config
+        out: list[TrackEvent] = []
+        gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+        motion = self._motion(gray)
+        if not self.occluded and motion > cfg.motion_on:
+            self.occluded, self.disturbed = True, True
+            self._readings.clear()
+            self._boxes.clear()
+            out.append(TrackEvent(TrackKind.OCCLUDED, t))
+        elif self.occluded:
+            self._calm = self._calm + 1 if motion < cfg.motion_off else 0
+            if self._calm >= cfg.clear_frames:
+                self.occluded, self._calm = False, 0
+                out.append(TrackEvent(TrackKind.CLEAR, t))
+        reading = self._read(detections)
+        self.last_reading = reading
+        if self.occluded:
+            return out
+        self._readings.append(reading.card if reading else None)
+        if reading is not None:
+            self._boxes.append(reading)
+            self._last_read_t, self._unreadable_said = t, False
+        elif self._last_read_t is not None and t - self._last_read_t > cfg.unreadable_s and not self._unreadable_said:
+            self._unreadable_said = True
+            out.append(TrackEvent(TrackKind.UNREADABLE, t))
+        if reading is None or sum(c == reading.card for c in self._readings) < cfg.frames_on:
+            return out
+        played = self._decide(reading, gray)
+        if played:
+            out.append(TrackEvent(TrackKind.PLAYED, t, reading.card, reading.confidence, reading.box))
+            if self.auto_roi and self.roi is None:
+                self._set_roi(reading.box, image.shape)
+        return out
+
+    def _decide(self, reading: Detection, gray: np.ndarray) -> bool:
+        """Settle on ``reading``; True when that is a new card on the pile."""
+        cfg = self.config
+        patch = _patch(gray, reading.box)
+        s = self.settled
+        new = False
+        if s is None or reading.card != s.card:
+            new = True
+        elif self.disturbed:
+            overlap = iou(reading.box, s.box)
+            diff = 1 - float((patch * s.patch).sum()) if patch is not None and s.patch is not None else 0.0
+            self.last_same = (overlap, diff)
+            new = overlap < cfg.same_iou or diff > cfg.same_diff
+        if new or s is None or self.disturbed:
+            self.settled = _Settled(reading.card, reading.box, patch)
+        self.disturbed = False
+        return new
