@@ -55,12 +55,24 @@ def _faces(args: argparse.Namespace) -> int:
     return 0
 
 
+def _enrol(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .vision.enrol import enrol
+
+    report = enrol(Path(args.src), Path(args.out))
+    print(f"{len(report.enrolled)} faces enrolled into {args.out}")
+    for what, why in report.failed.items():
+        print(f"  {what}: {why}", file=sys.stderr)
+    return 0 if report.enrolled else 1
+
+
 def _train(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from .vision.training import TrainSpec, train
 
-    spec = TrainSpec(Path(args.data), Path(args.run), epochs=args.epochs, imgsz=args.imgsz,
+    spec = TrainSpec(Path(args.data), Path(args.run), arch=args.arch, epochs=args.epochs, imgsz=args.imgsz,
                      batch=args.batch, hours=args.hours, device=args.device, workers=args.workers)
     print(train(spec))
     return 0
@@ -141,6 +153,57 @@ def _standings(args: argparse.Namespace) -> int:
     return 0
 
 
+def _eval(args: argparse.Namespace) -> int:
+    import json
+    from dataclasses import asdict
+    from pathlib import Path
+
+    from .vision.detector import ModelError
+    from .vision.evaluate import evaluate
+
+    try:
+        result = evaluate(args.model, Path(args.data), args.split, args.imgsz)
+    except ModelError as e:
+        print(e, file=sys.stderr)
+        return 2
+    print(result.report())
+    if args.json:
+        Path(args.json).write_text(json.dumps(asdict(result), indent=1))
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .vision.export import export_all
+
+    for fmt, path in export_all(Path(args.weights), Path(args.out), args.imgsz).items():
+        print(f"{fmt:9s} {path}")
+    return 0
+
+
+def _track_eval(args: argparse.Namespace) -> int:
+    from .vision.scene import Compositor, SceneConfig
+    from .vision.track_eval import OracleDetector, evaluate
+    from .vision.video import synth_video
+
+    comp = Compositor(config=SceneConfig(size=args.size, photometric=False))
+    videos = [synth_video(args.seed + i, plays=args.plays, size=args.size, compositor=comp)
+              for i in range(args.videos)]
+    if args.model == "oracle":
+        def make(v):  # type: ignore[no-untyped-def]
+            return OracleDetector(v, seed=v.seed)
+    else:
+        from .vision.detector import YoloDetector
+
+        det = YoloDetector(args.model, imgsz=args.imgsz)
+
+        def make(v):  # type: ignore[no-untyped-def]
+            return det
+    print(evaluate(videos, make).report())
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="taki-companion",
@@ -171,16 +234,45 @@ def build_parser() -> argparse.ArgumentParser:
     fp.add_argument("--out", default="deck")
     fp.set_defaults(func=_faces)
 
+    ep = sub.add_parser("enrol", help="learn a physical deck from photos or clips of each face")
+    ep.add_argument("--src", required=True, help="folder with <CODE>/ photo folders or <CODE>.mp4 clips")
+    ep.add_argument("--out", required=True, help="where the face PNGs go (then: dataset --faces OUT)")
+    ep.set_defaults(func=_enrol)
+
     tp = sub.add_parser("train", help="train the YOLO detector offline (resumes a stopped run)")
     tp.add_argument("--data", required=True, help="data.yaml of a generated dataset")
     tp.add_argument("--run", default="runs/taki")
+    tp.add_argument("--arch", default="yolov8n.yaml", help="model .yaml, or .pt weights of ours to start from")
     tp.add_argument("--epochs", type=int, default=30)
-    tp.add_argument("--imgsz", type=int, default=320)
+    tp.add_argument("--imgsz", type=int, default=192)
     tp.add_argument("--batch", type=int, default=32)
     tp.add_argument("--hours", type=float, default=None)
     tp.add_argument("--device", default="cpu")
     tp.add_argument("--workers", type=int, default=2)
     tp.set_defaults(func=_train)
+
+    vp = sub.add_parser("eval", help="score a detector on a YOLO-format dataset: mAP and top-card accuracy")
+    vp.add_argument("--model", default=None, help="default: the shipped model")
+    vp.add_argument("--data", required=True, help="data.yaml")
+    vp.add_argument("--split", default="test")
+    vp.add_argument("--imgsz", type=int, default=192)
+    vp.add_argument("--json", help="also write the numbers to this JSON file")
+    vp.set_defaults(func=_eval)
+
+    xp = sub.add_parser("export", help="export trained weights to ONNX, OpenVINO and NCNN under models/")
+    xp.add_argument("--weights", required=True)
+    xp.add_argument("--out", default="models")
+    xp.add_argument("--imgsz", type=int, default=192)
+    xp.set_defaults(func=_export)
+
+    te = sub.add_parser("track-eval", help="score the tracker on synthesised videos")
+    te.add_argument("--videos", type=int, default=20)
+    te.add_argument("--plays", type=int, default=15)
+    te.add_argument("--seed", type=int, default=50_000, help="first video seed (tuning used 1000-3999)")
+    te.add_argument("--size", type=int, default=320)
+    te.add_argument("--model", default=None, help="detector model, or 'oracle' for the ground truth")
+    te.add_argument("--imgsz", type=int, default=192)
+    te.set_defaults(func=_track_eval)
 
     rp = sub.add_parser("replay", help="print a journalled game, or export it as JSON")
     rp.add_argument("game", type=int, nargs="?", help="game number (omit to list the games)")

@@ -13,6 +13,8 @@ def add_app_arguments(p: argparse.ArgumentParser, default_journal: str) -> None:
     g.add_argument("--model", default=None, help="detector model (.pt, .onnx, *_openvino_model, *_ncnn_model)")
     g.add_argument("--journal", default=None, help=f"game journal (default {default_journal})")
     g.add_argument("--new-game", action="store_true", help="do not resume an unfinished game")
+    g.add_argument("--players", help="start at once with these players, comma-separated, youngest first")
+    g.add_argument("--tournament", action="store_true", help="with --players: an 8-stage tournament")
     g.add_argument("--teaching", action="store_true", help="teaching mode for children")
     g.add_argument("--mute", action="store_true", help="no speech")
     g.add_argument("--windowed", action="store_true", help="a window instead of full screen")

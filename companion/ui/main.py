@@ -83,6 +83,13 @@ class Controller:
 
         from ..vision.detector import ModelError, YoloDetector
 
+        if self.args.model == "truth":  # a synthesised video's ground truth stands in for the model
+            from ..vision.track_eval import OracleDetector
+
+            if not self.args.video:
+                raise SystemExit("--model truth needs --video of a synthesised clip (with its .json)")
+            self.detector, self.detector_error = OracleDetector.from_json(Path(self.args.video)), None
+            return
         try:
             self.detector = YoloDetector(self.args.model)
             self.detector.detect(np.zeros((320, 320, 3), np.uint8))
@@ -141,6 +148,11 @@ class Controller:
             s.vision = self._vision(s)
             self.session = s
             app.use_session(s)
+        elif a.players:
+            from ..rules import RuleSet
+
+            names = [n.strip() for n in a.players.split(",") if n.strip()]
+            self.start_game(app, names, 0, RuleSet(tournament=a.tournament), a.teaching, 165)
         elif self.journal is not None and not a.new_game:
             ref = Referee.resume(self.journal)
             if ref is not None:

@@ -231,10 +231,14 @@ class Compositor:
                     break
         if cfg.perspective > 0:
             src = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float32)
-            dst = src + rng.uniform(-cfg.perspective, cfg.perspective, (4, 2)).astype(np.float32) * n
-            hmat = cv2.getPerspectiveTransform(src, dst)
+            jitter = rng.uniform(-cfg.perspective, cfg.perspective, (4, 2)).astype(np.float32) * n
+            for shrink in (1.0, 0.5, 0.25, 0.0):  # keep the whole top card in view
+                hmat = cv2.getPerspectiveTransform(src, src + jitter * shrink)
+                warped = cv2.perspectiveTransform(corners[None], hmat)[0]
+                if warped.min() >= 1 and warped.max() <= n - 2:
+                    break
             canvas = cv2.warpPerspective(canvas, hmat, (n, n), borderMode=cv2.BORDER_REFLECT)
-            corners = cv2.perspectiveTransform(corners[None], hmat)[0]
+            corners = warped
             placed_under = [Placed(p.card, cv2.perspectiveTransform(p.corners[None], hmat)[0]) for p in placed_under]
             if hand_mask is not None:
                 hand_mask = cv2.warpPerspective(hand_mask, hmat, (n, n))

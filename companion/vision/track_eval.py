@@ -8,16 +8,18 @@ target is zero.
 
 from __future__ import annotations
 
+import json
 import statistics
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
 from ..rules.cards import Card
 from .detector import Detection, Detector
 from .tracker import LeadingCardTracker, TrackerConfig, TrackKind
-from .video import SynthVideo
+from .video import SynthVideo, TrueFrame
 
 
 class OracleDetector:
@@ -25,11 +27,22 @@ class OracleDetector:
     nothing (or a wrong, weak guess) under a hand, and rare one-frame flickers."""
 
     def __init__(self, video: SynthVideo, seed: int = 0, flicker: float = 0.05) -> None:
-        self.video, self.rng, self.flicker = video, np.random.default_rng(seed), flicker
+        self.truth, self.rng, self.flicker = video.truth, np.random.default_rng(seed), flicker
         self.i = 0
 
+    @classmethod
+    def from_json(cls, path: Path, flicker: float = 0.0) -> OracleDetector:
+        """For a synthesised video file: its ground-truth JSON stands in for a model."""
+        d = json.loads(Path(path).with_suffix(".json").read_text())
+        video = SynthVideo(d["fps"], [], [], [TrueFrame(f["top"], tuple(f["box"]) if f["box"] else None,
+                                                        f["hand_over_pile"], f["hand_over_top"])
+                                               for f in d["frames"]])
+        return cls(video, 0, flicker)
+
     def detect(self, image: np.ndarray) -> list[Detection]:
-        tf = self.video.truth[self.i]
+        if self.i >= len(self.truth):
+            return []
+        tf = self.truth[self.i]
         self.i += 1
         if tf.top is None or tf.box is None:
             return []

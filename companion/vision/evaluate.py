@@ -1,0 +1,76 @@
+"""Scores a detector on a YOLO-format folder: mAP (ultralytics' validator) and
+top-card accuracy (is the most confident detection the labelled top card?)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import yaml
+
+from ..rules.cards import FACES
+from .detector import YoloDetector
+
+
+@dataclass
+class EvalResult:
+    images: int
+    map50_95: float
+    map50: float
+    top_card_accuracy: float
+    per_class_map: dict[str, float] = field(default_factory=dict)
+    confusions: list[tuple[str, str, int]] = field(default_factory=list)  # true, predicted, count
+    missed: int = 0
+
+    def report(self) -> str:
+        lines = [f"images {self.images}",
+                 f"mAP50-95 {self.map50_95:.4f}  mAP50 {self.map50:.4f}",
+                 f"top card correct {self.top_card_accuracy:.4f} ({self.missed} images with no detection)"]
+        if self.confusions:
+            lines.append("most confused: " + ", ".join(f"{t}->{p} x{n}" for t, p, n in self.confusions[:8]))
+        return "\n".join(lines)
+
+
+def _split_images(data: Path, split: str) -> list[Path]:
+    cfg = yaml.safe_load(data.read_text())
+    root = Path(cfg.get("path", data.parent))
+    folder = root / cfg[split]
+    return sorted(p for p in folder.iterdir() if p.suffix.lower() in {".jpg", ".png", ".jpeg"})
+
+
+def _label(img: Path) -> int | None:
+    lab = Path(str(img).replace("/images/", "/labels/")).with_suffix(".txt")
+    if not lab.exists():
+        return None
+    first = lab.read_text().split()
+    return int(first[0]) if first else None
+
+
+def evaluate(model: str | Path, data: Path, split: str = "test", imgsz: int = 192,
+             conf: float = 0.25) -> EvalResult:
+    det = YoloDetector(model, imgsz=imgsz, conf=conf)
+    metrics = det.model.val(data=str(data), split=split, imgsz=imgsz, batch=16, plots=False,
+                            verbose=False, device="cpu", conf=0.001)
+    box = metrics.box
+    per_class = {FACES[int(c)].code: float(m) for c, m in zip(box.ap_class_index, box.maps[box.ap_class_index])} \
+        if hasattr(box, "ap_class_index") else {}
+    images = _split_images(data, split)
+    right = missed = 0
+    confused: Counter[tuple[str, str]] = Counter()
+    for p in images:
+        truth = _label(p)
+        if truth is None:
+            continue
+        dets = det.detect(cv2.imread(str(p)))
+        if not dets:
+            missed += 1
+            continue
+        if dets[0].card.index == truth:
+            right += 1
+        else:
+            confused[(FACES[truth].code, dets[0].card.code)] += 1
+    n = len(images)
+    return EvalResult(n, float(box.map), float(box.map50), right / n if n else 0.0, per_class,
+                      [(t, p, c) for (t, p), c in confused.most_common()], missed)

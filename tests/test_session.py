@@ -1,0 +1,109 @@
+"""Issue 5 referee loop: a recorded stream of camera events and taps -> rulings and speech."""
+
+from companion.referee import Question, Referee
+from companion.referee.session import TableSession
+from companion.rules import Card, Color
+from companion.voice import RecordingSpeaker, VoiceWorker
+
+
+def C(code: str) -> Card:
+    return Card.from_code(code)
+
+
+def _session(teaching: bool = False) -> tuple[TableSession, RecordingSpeaker, VoiceWorker]:
+    speaker = RecordingSpeaker()
+    voice = VoiceWorker(speaker)
+    return TableSession(Referee.start(["Dana", "Omer", "Noa"]), voice, teaching), speaker, voice
+
+
+def test_recorded_stream_gives_the_expected_rulings_and_speech() -> None:
+    s, speaker, voice = _session()
+    stream = [("card", "R5"), ("card", "R+2"), ("tap", "drew"), ("card", "R7"), ("card", "COLOR"),
+              ("colour", "B"), ("card", "B1"), ("card", "RSTOP")]
+    for kind, arg in stream:
+        if kind == "card":
+            s.card_seen(C(arg))
+        elif kind == "colour":
+            s.tap("colour", arg)
+        else:
+            s.tap(arg)
+    assert voice.wait(5)
+    assert speaker.said == [
+        "The red 5 leads. Dana starts.",
+        "Omer, add a plus two or a King, or draw two.",
+        "Omer, draw two.",
+        "Dana, choose a colour.",
+        "The colour is blue.",
+        "Noa, the red Stop does not match: play a blue card, a 1 or a colourless card, or draw a card.",
+    ]
+    st = s.referee.state
+    assert st.counts == (6, 9, 7) and st.to_move == 2 and st.color is Color.BLUE
+    assert s.status == "Take the red Stop back."
+    assert any(line.penalty for line in s.log)
+    voice.stop()
+
+
+def test_a_refused_card_taken_back_is_not_a_play() -> None:
+    s, _, voice = _session()
+    s.card_seen(C("R5"))
+    s.card_seen(C("B7"))  # illegal: stays Dana's turn
+    before = s.referee.state
+    assert s.card_seen(C("R5")) is None  # the camera sees the red 5 again: the card went back
+    assert s.referee.state == before and "leads again" in s.status
+    s.card_seen(C("R8"))
+    assert s.referee.state.to_move == 1
+    voice.stop()
+
+
+def test_last_card_penalty_is_spoken() -> None:
+    s, speaker, voice = _session()
+    s.referee.correct(0, 2)
+    s.card_seen(C("R5"))
+    s.card_seen(C("R7"))
+    s.card_seen(C("R8"))  # Omer plays before Dana called
+    assert voice.wait(5)
+    assert "Dana, draw four: you did not call last card" in speaker.said
+    voice.stop()
+
+
+def test_teaching_mode_reminds_and_explains() -> None:
+    s, speaker, voice = _session(teaching=True)
+    s.referee.correct(0, 2)
+    s.card_seen(C("G5"))
+    s.card_seen(C("G7"))
+    s.card_seen(C("B9"))  # Omer tries a card that does not match
+    assert voice.wait(5)
+    assert "Dana, remember to call last card!" in speaker.said
+    assert any(t.startswith("Omer, match the green 7") for t in speaker.said)
+    voice.stop()
+
+
+def test_breaker_out_of_turn_asks_who_played_it() -> None:
+    s, _, voice = _session()
+    s.card_seen(C("R5"))
+    s.card_seen(C("+3"))
+    q = s.card_seen(C("BREAKER"))
+    assert isinstance(q, Question) and q.seats == (1, 2) and s.status == q.text
+    s.tap("answer", 2)
+    assert s.referee.state.counts == (10, 8, 7)
+    voice.stop()
+
+
+def test_plus3_window_times_out() -> None:
+    s, _, voice = _session()
+    s.referee.card_seen(C("R5"), t=0.0)
+    s.referee.card_seen(C("+3"), t=1.0)
+    s.poll(now=3.0)
+    assert s.referee.state.plus3_open
+    s.poll(now=10.0)
+    assert not s.referee.state.plus3_open and s.referee.state.counts == (7, 11, 11)
+    voice.stop()
+
+
+def test_wrong_taps_are_answered_not_raised() -> None:
+    s, _, voice = _session()
+    assert s.tap("undo") is None and "nothing to undo" in s.status.lower()
+    step = s.tap("closed_taki")
+    assert step is not None and not step.legal
+    assert s.referee.state.phase.value == "setup"
+    voice.stop()

@@ -1,0 +1,85 @@
+"""Issue 5 end to end: the kiosk runs headless under Xvfb and its screen is read back."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.rules import FACES, Card
+from companion.vision.faces import render_face
+from companion.vision.scene import Compositor, SceneConfig
+from companion.vision.video import synth_video
+
+ROOT = Path(__file__).resolve().parent.parent
+needs_x = pytest.mark.skipif(shutil.which("xvfb-run") is None, reason="xvfb is installed by .ci/run")
+
+
+def run_app(tmp: Path, *args: str, seconds: float) -> tuple[dict, np.ndarray]:  # type: ignore[type-arg]
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "KIVY_HOME": str(tmp / "kivy")}
+    cmd = ["xvfb-run", "-a", "-s", "-screen 0 1280x800x24", sys.executable, "-m", "companion.cli",
+           "--windowed", "--size", "1280x800", "--mute", "--journal", str(tmp / "j.db"),
+           "--exit-after", str(seconds), "--screenshot", str(tmp / "shot.png"), "--dump", str(tmp / "dump.json"),
+           *args]
+    out = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=240)
+    assert out.returncode == 0, out.stderr[-3000:]
+    shot = cv2.imread(str(tmp / "shot.png"))
+    assert shot is not None, out.stderr[-2000:]
+    return json.loads((tmp / "dump.json").read_text()), shot
+
+
+def crop(shot: np.ndarray, rect: list[float], window: list[float]) -> np.ndarray:
+    """A widget's rectangle (Kivy window coordinates, origin bottom-left) from the screenshot."""
+    sx, sy = shot.shape[1] / window[0], shot.shape[0] / window[1]
+    x, y, w, h = rect
+    top = shot.shape[0] - (y + h) * sy
+    return shot[int(top): int(top + h * sy), int(x * sx): int((x + w) * sx)]
+
+
+def ocr(img: np.ndarray, tmp: Path) -> str:
+    p = tmp / "ocr.png"
+    big = cv2.resize(img, None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC)
+    cv2.imwrite(str(p), 255 - cv2.cvtColor(big, cv2.COLOR_BGR2GRAY))  # dark text on light for tesseract
+    return subprocess.run(["tesseract", str(p), "stdout", "--psm", "7"], capture_output=True, text=True).stdout
+
+
+def best_face(img: np.ndarray) -> Card:
+    img = cv2.resize(img, (124, 173)).astype(np.float32)
+
+    def corr(face: np.ndarray) -> float:
+        a, b = img - img.mean(), face[:, :, :3].astype(np.float32) - face[:, :, :3].mean()
+        return float((a * b).sum() / np.sqrt((a * a).sum() * (b * b).sum()))
+
+    return max(FACES, key=lambda c: corr(render_face(c, 124, 173)))
+
+
+def _lead_image(shot: np.ndarray, dump: dict) -> np.ndarray:  # type: ignore[type-arg]
+    region = crop(shot, dump["lead_rect"], dump["window"])
+    g = cv2.cvtColor(region, cv2.COLOR_BGR2GRAY)
+    ys, xs = np.nonzero(g > 40)  # the card inside its 'contain' box, against the dark screen
+    return region[ys.min(): ys.max() + 1, xs.min(): xs.max() + 1]
+
+
+@needs_x
+@pytest.mark.skipif(shutil.which("tesseract") is None, reason="tesseract-ocr is installed by .ci/run")
+def test_table_screen_shows_turn_direction_and_leading_card(tmp_path: Path) -> None:
+    cards = [Card.from_code(c) for c in ("R5", "R7", "B7")]
+    comp = Compositor(config=SceneConfig(size=320, photometric=False))
+    video = synth_video(4, plays=3, size=320, compositor=comp, first=cards, hover_p=0, idle=(6, 7))
+    clip = video.write(tmp_path / "clip.mp4")
+    dump, shot = run_app(tmp_path, "--video", str(clip), "--model", "truth", "--players", "Dana,Omer,Noa",
+                         seconds=len(video.frames) / video.fps + 4)
+    assert dump["turn"] == "Noa's turn", dump
+    assert dump["lead"] == "Leading: blue 7"
+    assert "Noa" in ocr(crop(shot, dump["turn_rect"], dump["window"]), tmp_path)
+    assert "Clockwise" in ocr(crop(shot, dump["direction_rect"], dump["window"]), tmp_path)
+    assert best_face(_lead_image(shot, dump)) == Card.from_code("B7")
+    ring = crop(shot, dump["ring_rect"], dump["window"])
+    assert (ring.reshape(-1, 3) != ring.reshape(-1, 3)[0]).any(axis=1).mean() > 0.05  # the seats are drawn

@@ -1,0 +1,142 @@
+"""Issue 3 data side: 57 distinct faces, honest labels, deterministic datasets, enrolment."""
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.rules import FACES, Card
+from companion.vision.dataset import DatasetSpec, load_faces, make_dataset
+from companion.vision.enrol import enrol, find_card, warp_card
+from companion.vision.faces import CARD_H, CARD_W, export_faces, export_pdf, render_face
+from companion.vision.scene import Compositor, SceneConfig
+
+
+@pytest.fixture(scope="module")
+def small_faces() -> dict[Card, np.ndarray]:
+    return {c: render_face(c, 124, 173) for c in FACES}
+
+
+def test_57_distinct_faces_at_print_resolution(small_faces: dict[Card, np.ndarray]) -> None:
+    big = render_face(Card.from_code("R5"))
+    assert big.shape == (CARD_H, CARD_W, 4) and CARD_W == 744  # 63 mm at 300 dpi
+    flat = {c: f[:, :, :3].astype(np.int16) for c, f in small_faces.items()}
+    cards = list(flat)
+    for i, a in enumerate(cards):
+        for b in cards[i + 1:]:
+            assert np.abs(flat[a] - flat[b]).mean() > 1.0, (a, b)
+
+
+def test_faces_differ_by_symbol_not_only_colour(small_faces: dict[Card, np.ndarray]) -> None:
+    """In grey (no colour vision), faces of different symbols still differ, and so do
+    the same symbol in two colours (each colour has its own corner shape)."""
+    grey = {c: cv2.cvtColor(f[:, :, :3], cv2.COLOR_BGR2GRAY).astype(np.int16) for c, f in small_faces.items()}
+    r5, b5 = Card.from_code("R5"), Card.from_code("B5")
+    corner = (slice(30, 50), slice(15, 35))
+    assert np.abs(grey[r5][corner] - grey[b5][corner]).mean() > 5
+    assert np.abs(grey[r5] - grey[Card.from_code("R6")]).mean() > 3
+
+
+def test_pngs_and_printable_pdf(tmp_path: Path) -> None:
+    paths = export_faces(tmp_path, 124, 173)
+    assert len(paths) == 57 and (tmp_path / "Rplus2.png").exists()
+    pages = export_pdf(tmp_path / "deck.pdf", 124, 173)
+    assert pages == 7 and (tmp_path / "deck.pdf").read_bytes().startswith(b"%PDF")
+
+
+def test_compositor_labels_match_what_it_drew(small_faces: dict[Card, np.ndarray]) -> None:
+    comp = Compositor(config=SceneConfig(size=320, hand_p=1.0))
+    for seed in range(25):
+        scene = comp.scene(seed)
+        x1, y1, x2, y2 = scene.box
+        assert 0 <= x1 < x2 <= 320 and 0 <= y1 < y2 <= 320
+        # the whole top card is inside the image (nothing of it clipped)
+        assert scene.top.corners.min() >= -1 and scene.top.corners.max() <= 321
+        if scene.hand_mask is not None:  # hands never cover the top card
+            m = np.zeros((320, 320), np.uint8)
+            cv2.fillPoly(m, [scene.top.corners.astype(np.int32)], 255)
+            assert not (m & scene.hand_mask).any()
+        cls, cx, cy, w, h = scene.yolo_label().split()
+        assert int(cls) == scene.top.card.index and 0 < float(w) <= 1 and 0 < float(h) <= 1
+        assert abs(float(cx) * 320 - (x1 + x2) / 2) < 1
+
+
+def test_top_card_is_really_on_top() -> None:
+    """Where the top card was drawn, the picture shows the top card, not a card below."""
+    comp = Compositor(config=SceneConfig(size=320, photometric=False, perspective=0, hand_p=0))
+    top = Card.from_code("BSTOP")
+    scene = comp.scene(3, top=top, under=[Card.from_code("Y9")] * 4)
+    inside = np.zeros((320, 320), np.uint8)
+    centre = scene.top.corners.mean(0)
+    cv2.fillPoly(inside, [(centre + (scene.top.corners - centre) * 0.8).astype(np.int32)], 255)
+    seen = scene.image[inside > 0].mean(0)
+    blue, yellow = (render_face(c, 124, 173) for c in (top, Card.from_code("Y9")))
+
+    def mean(face: np.ndarray) -> np.ndarray:
+        return face[20:150, 15:110, :3].reshape(-1, 3).mean(0)
+
+    assert np.abs(seen - mean(blue)).sum() < np.abs(seen - mean(yellow)).sum()
+
+
+def test_dataset_is_deterministic_and_yolo_shaped(tmp_path: Path) -> None:
+    a = make_dataset(DatasetSpec(tmp_path / "a", {"train": 6, "val": 2}, seed=5, size=160), workers=1)
+    b = make_dataset(DatasetSpec(tmp_path / "b", {"train": 6, "val": 2}, seed=5, size=160), workers=1)
+    text = a.read_text()
+    assert "nc: 57" in text and "0: 'R1'" in text and "56: 'COLOR'" in text
+    la = sorted((tmp_path / "a/labels/train").glob("*.txt"))
+    lb = sorted((tmp_path / "b/labels/train").glob("*.txt"))
+    assert len(la) == 6 and [p.read_text() for p in la] == [p.read_text() for p in lb]
+    ia = cv2.imread(str(next((tmp_path / "a/images/train").glob("*.jpg"))))
+    assert ia.shape == (160, 160, 3)
+    del b
+
+
+def _photo_of(face: np.ndarray, quad: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    h, w = face.shape[:2]
+    bg = np.full((480, 640, 3), rng.integers(20, 90, 3), np.uint8)
+    m = cv2.getPerspectiveTransform(np.float32([[0, 0], [w, 0], [w, h], [0, h]]), quad.astype(np.float32))
+    warped = cv2.warpPerspective(face, m, (640, 480))
+    a = warped[:, :, 3:] / 255.0
+    img = warped[:, :, :3] * a + bg * (1 - a)
+    return np.clip(img + rng.normal(0, 4, img.shape), 0, 255).astype(np.uint8)
+
+
+def test_find_card_and_flatten_it(small_faces: dict[Card, np.ndarray]) -> None:
+    rng = np.random.default_rng(1)
+    face = render_face(Card.from_code("Y+2"), 248, 346)
+    img = _photo_of(face, np.array([[300, 60], [520, 110], [470, 430], [230, 380]]), rng)
+    quad = find_card(img)
+    assert quad is not None
+    flat = warp_card(img, quad, 124, 173).astype(np.float32)
+
+    def corr(x: np.ndarray) -> float:
+        a = flat - flat.mean()
+        b = x[:, :, :3].astype(np.float32) - x[:, :, :3].mean()
+        return float((a * b).sum() / np.sqrt((a * a).sum() * (b * b).sum()))
+
+    best = max(small_faces, key=lambda c: corr(small_faces[c]))
+    assert best == Card.from_code("Y+2")
+
+
+def test_enrol_a_deck_from_photos_and_video(tmp_path: Path) -> None:
+    rng = np.random.default_rng(2)
+    src = tmp_path / "photos"
+    for code in ("R7", "KING"):
+        (src / code).mkdir(parents=True)
+        face = render_face(Card.from_code(code), 248, 346)
+        for i in range(2):
+            q = np.array([[200, 50], [430, 70], [420, 420], [190, 400]]) + rng.integers(-20, 20, (4, 2))
+            cv2.imwrite(str(src / code / f"{i}.jpg"), _photo_of(face, q, rng))
+    face = render_face(Card.from_code("B+2"), 248, 346)
+    vw = cv2.VideoWriter(str(src / "Bplus2.mp4"), cv2.VideoWriter_fourcc(*"mp4v"), 10, (640, 480))
+    for i in range(12):
+        vw.write(_photo_of(face, np.array([[220, 40], [440, 80], [420, 430], [200, 410]]) + i, rng))
+    vw.release()
+    (src / "notacard").mkdir()
+    report = enrol(src, tmp_path / "faces")
+    assert set(report.enrolled) == {"R7", "KING", "B+2"} and "notacard" in report.failed
+    faces = load_faces(tmp_path / "faces")
+    assert set(faces) == {Card.from_code(c) for c in ("R7", "KING", "B+2")}
+    comp = Compositor(faces, SceneConfig(size=160))  # the compositor takes enrolled faces
+    assert comp.scene(1).top.card in faces
