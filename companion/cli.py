@@ -245,7 +245,7 @@ def build_parser() -> argparse.ArgumentParser:
     tp.add_argument("--arch", default="yolov8n.yaml", help="model .yaml, or .pt weights of ours to start from")
     tp.add_argument("--epochs", type=int, default=30)
     tp.add_argument("--imgsz", type=int, default=192)
-    tp.add_argument("--batch", type=int, default=32)
+    tp.add_argument("--batch", type=int, default=16)
     tp.add_argument("--hours", type=float, default=None)
     tp.add_argument("--device", default="cpu")
     tp.add_argument("--workers", type=int, default=2)

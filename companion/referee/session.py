@@ -105,7 +105,8 @@ class TableSession:
     status: str = ""
     on_change: Callable[[], None] | None = None
     vision: VisionWorker | None = None
-    taps: list = field(default_factory=list)  # scripted (t, Event) for the demo  # type: ignore[type-arg]
+    taps: list = field(default_factory=list)  # the demo's scripted taps  # type: ignore[type-arg]
+    cards_accepted: int = 0
     _takeback: Card | None = None
 
     def __post_init__(self) -> None:
@@ -182,6 +183,8 @@ class TableSession:
                 self.on_change()
             return None
         result = self.referee.card_seen(card, t)
+        if isinstance(result, Step) and result.legal:
+            self.cards_accepted += 1
         if isinstance(result, Step) and not result.legal:
             self._takeback = card  # the pile shows a refused card until it is taken back
             self.status = f"Take the {card.spoken} back."
@@ -212,11 +215,13 @@ class TableSession:
                     t, ev = payload  # type: ignore[misc]
                     self._track(ev, t)
         if video_t is not None:
-            while self.taps and self.taps[0][0] <= video_t:
-                _, event = self.taps.pop(0)
+            # A scripted tap waits for its card to be read (or 3 s more, if it never is).
+            while self.taps and self.taps[0].t <= video_t and (
+                    self.cards_accepted > self.taps[0].after or video_t >= self.taps[0].t + 3.0):
+                event = self.taps.pop(0).event
                 if getattr(event, "seat", None) is not None and self.referee.question is not None:
                     self.tap("answer", event.seat)
-                else:
+                elif getattr(event, "seat", None) is None or not hasattr(event, "card"):
                     self.submit(event)
         self.referee.tick(now)
 

@@ -144,7 +144,7 @@ class Controller:
             ref = Referee.start(script.names, script.first, script.rules, journal=self.journal)
             self.voice = self._voice()
             s = TableSession(ref, self.voice, teaching=a.teaching)
-            s.taps = [(t.t, t.event) for t in script.taps]
+            s.taps = list(script.taps)
             s.vision = self._vision(s)
             self.session = s
             app.use_session(s)

@@ -30,6 +30,7 @@ DEMO_NAMES = ("Dana", "Omer", "Noa")
 class Tap:
     t: float  # video seconds
     event: Event
+    after: int = 0  # the tap belongs after this many cards have landed (0-based index of its card)
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +45,7 @@ class DemoScript:
 
 def load_script(path: Path = DEMO_SCRIPT) -> DemoScript:
     d = json.loads(path.read_text())
-    return DemoScript(tuple(d["names"]), d["first"], RuleSet(), tuple(Tap(t["t"], event_from_dict(t["event"])) for t in d["taps"]),
+    return DemoScript(tuple(d["names"]), d["first"], RuleSet(), tuple(Tap(t["t"], event_from_dict(t["event"]), t.get("after", 0)) for t in d["taps"]),
                       tuple(d["cards"]), tuple(d["land_t"]))
 
 
@@ -69,11 +70,11 @@ def build_demo(seed: int = 7, max_cards: int = 22, size: int = 320, fps: float =
     taps = []
     for k, play in enumerate(vid.plays):
         for j, e in enumerate(after[k]):
-            taps.append(Tap(round(play.land_t + 0.7 + 0.3 * j, 2), e))
+            taps.append(Tap(round(play.land_t + 0.7 + 0.3 * j, 2), e, k))
     vid.write(video)
     doc = {"names": list(DEMO_NAMES), "first": 0, "seed": seed,
            "cards": [c.code for c in cards], "land_t": [p.land_t for p in vid.plays],
-           "taps": [{"t": t.t, "event": event_to_dict(t.event)} for t in taps]}
+           "taps": [{"t": t.t, "after": t.after, "event": event_to_dict(t.event)} for t in taps]}
     script.write_text(json.dumps(doc, indent=1))
     return load_script(script)
 

@@ -17,6 +17,7 @@ from ..rules.cards import FACES, Card
 
 MODELS_DIR = Path(__file__).resolve().parent.parent.parent / "models"
 DEFAULT_MODEL = "taki-yolov8n.pt"
+DEFAULT_IMGSZ = 192  # the shipped model's training size (see models/README.md)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +65,7 @@ def find_model(name: str | Path | None = None) -> Path:
 
 
 class YoloDetector:
-    def __init__(self, model: str | Path | None = None, imgsz: int = 320, conf: float = 0.25,
+    def __init__(self, model: str | Path | None = None, imgsz: int = DEFAULT_IMGSZ, conf: float = 0.25,
                  max_det: int = 5) -> None:
         from .yolo_env import YOLO
 
