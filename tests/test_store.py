@@ -46,6 +46,19 @@ def test_journal_round_trip(tmp_path: Path) -> None:
         assert any("wins" in r["text"] for r in entries[-1].rulings)
 
 
+def test_refused_events_are_journalled_with_their_rulings(tmp_path: Path) -> None:
+    with Journal(tmp_path / "j.db") as j:
+        ref = Referee.start(["Dana", "Omer"], journal=j)
+        ref.card_seen(Card.from_code("R5"))
+        ref.card_seen(Card.from_code("B7"))  # does not match: refused, but journalled
+        ref.card_seen(Card.from_code("R7"))
+        entries = list(j.entries(ref.game_id))
+        assert [e.refused for e in entries] == [False, True, False]
+        assert "does not match" in entries[1].rulings[0]["text"]
+        r = replay(j, ref.game_id)
+        assert r.state == ref.state and len(r.events) == 2 and r.next_seq == 3
+
+
 def test_undo_is_journalled_and_replayed(tmp_path: Path) -> None:
     with Journal(tmp_path / "j.db") as j:
         ref = Referee.start(["Dana", "Omer"], journal=j)

@@ -75,7 +75,7 @@ def test_table_screen_shows_turn_direction_and_leading_card(tmp_path: Path) -> N
     video = synth_video(4, plays=3, size=320, compositor=comp, first=cards, hover_p=0, idle=(6, 7))
     clip = video.write(tmp_path / "clip.mp4")
     dump, shot = run_app(tmp_path, "--video", str(clip), "--model", "truth", "--players", "Dana,Omer,Noa",
-                         seconds=len(video.frames) / video.fps + 4)
+                         "--teaching", seconds=len(video.frames) / video.fps + 4)
     assert dump["turn"] == "Noa's turn", dump
     assert dump["lead"] == "Leading: blue 7"
     assert "Noa" in ocr(crop(shot, dump["turn_rect"], dump["window"]), tmp_path)
@@ -83,3 +83,4 @@ def test_table_screen_shows_turn_direction_and_leading_card(tmp_path: Path) -> N
     assert best_face(_lead_image(shot, dump)) == Card.from_code("B7")
     ring = crop(shot, dump["ring_rect"], dump["window"])
     assert (ring.reshape(-1, 3) != ring.reshape(-1, 3)[0]).any(axis=1).mean() > 0.05  # the seats are drawn
+    assert dump["hint_faces"] >= 5  # teaching mode pictures what Noa can play on the blue 7

@@ -1,8 +1,9 @@
 """Joins what the camera sees and what people tap to the rules core.
 
-Order of work for every accepted event: apply it, append it to the journal
-(one SQLite transaction), and only then tell the listeners (voice, screen), so a
-ruling that was heard is always a ruling that was saved.
+Order of work for every event: apply it, append it and its rulings to the
+journal (one SQLite transaction; a refused event is kept too, marked so), and
+only then tell the listeners (voice, screen), so a ruling that was heard is
+always a ruling that was saved.
 """
 
 from __future__ import annotations
@@ -88,10 +89,10 @@ class Referee:
 
     def submit(self, event: Event, t: float | None = None) -> Step:
         step = apply(self.state, event)
+        if self.journal is not None and self.game_id is not None:
+            self.journal.append(self.game_id, self.seq, event, step, t)  # refused ones too
+        self.seq += 1
         if step.legal:
-            if self.journal is not None and self.game_id is not None:
-                self.journal.append(self.game_id, self.seq, event, step, t)
-            self.seq += 1
             self.history.append(self.state)
             self.state = step.state
             self.question = None

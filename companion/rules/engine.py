@@ -193,9 +193,10 @@ class _Table:
         )
 
     # -- helpers used by the handlers
-    def say(self, kind: R, rule: str, seat: int | None = None, **kw: object) -> None:
+    def say(self, kind: R, rule: str, seat: int | None = None, n: int = 0, card: Card | None = None,
+            color: Color | None = None, reason: str = "") -> None:
         name = self.names[seat] if seat is not None else ""
-        self.out.append(Ruling(kind, rule, seat, name, **kw))  # type: ignore[arg-type]
+        self.out.append(Ruling(kind, rule, seat, name, n, card, color, reason))
 
     def seat_of(self, seat: int | None) -> int:
         s = self.to_move if seat is None else seat

@@ -16,6 +16,7 @@ from .cards import Card, Color, Kind
 from .engine import apply, deal, legal_moves
 from .events import CallLastCard, ChooseColor, CloseTaki, Draw, EndTurn, Event, Play, Reveal, WindowClosed
 from .options import RuleSet
+from .rulings import RulingKind
 from .state import GameState, Pending
 
 
@@ -37,7 +38,7 @@ class RandomPolicy:
     name = "random"
 
     def choose(self, state: GameState, moves: list[Event], rng: random.Random) -> Event:
-        acts = [m for m in moves if not isinstance(m, Draw)] or moves
+        acts = [m for m in moves if m.__class__ is not Draw] or moves
         return acts[rng.randrange(len(acts))]
 
     def calls_last_card(self, rng: random.Random) -> bool:
@@ -127,7 +128,7 @@ def play_game(
     rng = random.Random(seed ^ 0x5EED)
     policies = policies or [RandomPolicy() for _ in range(n_players)]
     state = deal(names, seed=seed, first=seed % n_players if first is None else first, rules=rules)
-    kinds: Counter[str] = Counter()
+    kinds: Counter[RulingKind] = Counter()
     events = 0
     log: list[Event] = [Reveal(c) for c in state.discard]
 
@@ -138,8 +139,7 @@ def play_game(
         state = result.state
         events += 1
         log.append(event)
-        for r in result.rulings:
-            kinds[r.kind.value] += 1
+        kinds.update(r.kind for r in result.rulings)
 
     while not state.is_over and events < max_events:
         due = state.last_due
@@ -150,7 +150,8 @@ def play_game(
                 continue
         moves = legal_moves(state)
         step(policies[state.to_move].choose(state, moves, rng))
-    return GameResult(seed, n_players, state.winner, events, kinds, state, tuple(log))
+    named = Counter({kind.value: n for kind, n in kinds.items()})
+    return GameResult(seed, n_players, state.winner, events, named, state, tuple(log))
 
 
 def _answer_plus3(state: GameState, policies: list[Policy], rng: random.Random, step) -> bool:  # type: ignore[no-untyped-def]

@@ -25,7 +25,7 @@ from ..rules.notation import to_text
 from .codec import event_from_dict, event_to_dict, ruling_to_dict, rules_from_dict, rules_to_dict
 
 APP_ID = 0x54414B49  # "TAKI", in the SQLite header's application_id
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -49,6 +49,7 @@ CREATE TABLE events (
     t REAL NOT NULL,
     event TEXT NOT NULL,          -- JSON, companion.store.codec
     undo INTEGER NOT NULL DEFAULT 0,  -- 1: this row takes back the last kept event
+    refused INTEGER NOT NULL DEFAULT 0,  -- 1: the rules refused it (the state stayed as it was)
     rulings TEXT NOT NULL,        -- JSON list
     state TEXT NOT NULL,          -- companion.rules.notation, after the event
     PRIMARY KEY (game_id, seq)
@@ -80,6 +81,7 @@ class Entry:
     event: Event | None  # None for an undo row
     rulings: tuple[dict[str, Any], ...]
     state: str
+    refused: bool = False
 
 
 class Journal:
@@ -156,15 +158,17 @@ class Journal:
         return int(cur.lastrowid or 0)
 
     def append(self, game_id: int, seq: int, event: Event | None, step: Step, t: float | None = None) -> None:
-        """Record one accepted event (or an undo, ``event=None``) in its own transaction."""
+        """Record one event with its rulings (an undo: ``event=None``; a refused event:
+        ``step.legal`` false) in its own transaction."""
         state = step.state
         self.db.execute("BEGIN IMMEDIATE")
         try:
             self.db.execute(
-                "INSERT INTO events (game_id, seq, t, event, undo, rulings, state) VALUES (?,?,?,?,?,?,?)",
+                "INSERT INTO events (game_id, seq, t, event, undo, refused, rulings, state) VALUES (?,?,?,?,?,?,?,?)",
                 (game_id, seq, time.time() if t is None else t,
                  json.dumps(event_to_dict(event)) if event is not None else "null",
-                 int(event is None), json.dumps([ruling_to_dict(r) for r in step.rulings]), to_text(state)),
+                 int(event is None), int(not step.legal),
+                 json.dumps([ruling_to_dict(r) for r in step.rulings]), to_text(state)),
             )
             if state.is_over:
                 self.db.execute("UPDATE games SET finished=?, winner=? WHERE id=?",
@@ -195,10 +199,12 @@ class Journal:
         return self.game(row[0]) if row else None
 
     def entries(self, game_id: int) -> Iterator[Entry]:
-        for seq, t, event, rulings, state in self.db.execute(
-                "SELECT seq, t, event, rulings, state FROM events WHERE game_id=? ORDER BY seq", (game_id,)):
+        for seq, t, event, rulings, state, refused in self.db.execute(
+                "SELECT seq, t, event, rulings, state, refused FROM events WHERE game_id=? ORDER BY seq",
+                (game_id,)):
             e = json.loads(event)
-            yield Entry(seq, t, None if e is None else event_from_dict(e), tuple(json.loads(rulings)), state)
+            yield Entry(seq, t, None if e is None else event_from_dict(e), tuple(json.loads(rulings)), state,
+                        bool(refused))
 
     def tournaments(self) -> list[tuple[int, str]]:
         return [(r[0], r[1]) for r in self.db.execute("SELECT id, name FROM tournaments ORDER BY id")]
@@ -230,12 +236,13 @@ def replay(journal: Journal, game_id: int) -> Replayed:
             kept.pop()
         else:
             step = apply(state, entry.event)
-            if not step.legal:
-                raise JournalError(f"game {game_id}: stored event {seq} is refused by the rules "
+            if step.legal == entry.refused:
+                raise JournalError(f"game {game_id}: stored event {seq} is judged differently now "
                                    f"({step.text}); the journal was written by other rules")
-            history.append(state)
-            kept.append(entry.event)
-            state = step.state
+            if step.legal:
+                history.append(state)
+                kept.append(entry.event)
+                state = step.state
         if to_text(state) != entry.state:
             raise JournalError(f"game {game_id}: replayed state differs from the journal at event {seq}")
         seq += 1

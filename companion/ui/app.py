@@ -323,12 +323,36 @@ class TakiApp(App):
         if voice is not None and voice.error:
             status = f"Speech unavailable ({voice.error}); rulings are shown here. " + status
         ids.status.text = status
+        self._teaching_strip(ids, st)
         if len(self.session.log) != self._shown_log:
             self._shown_log = len(self.session.log)
             lines = [(f"[color=ff7766]{ln.text}[/color]" if ln.penalty else ln.text)
                      for ln in self.session.log[-60:]]
             ids.history.text = "\n".join(lines)
             ids.history_scroll.scroll_y = 0
+
+    def _teaching_strip(self, ids: Any, st: Any) -> None:
+        """Teaching mode: pictures of the cards the player to move could put down."""
+        strip = ids.hint_strip
+        if not self.session.teaching or st.phase.value != "playing":
+            strip.height, strip.opacity = 0, 0
+            return
+        if getattr(self, "_strip_for", None) is st:
+            return
+        self._strip_for = st
+        from kivy.uix.image import Image
+
+        from ..rules import legal_faces
+
+        strip.clear_widgets()
+        faces = legal_faces(st)
+        strip.add_widget(Label(text=f"{st.names[st.to_move]}\ncan play:", font_size="15sp", size_hint_x=None,
+                               width=90, halign="center"))
+        for card in faces[:12]:
+            strip.add_widget(Image(texture=self.face_texture(card), fit_mode="contain"))
+        if len(faces) > 12:
+            strip.add_widget(Label(text=f"+{len(faces) - 12}", font_size="18sp", size_hint_x=None, width=40))
+        strip.height, strip.opacity = 90, 1
 
     def dump(self) -> dict[str, Any]:
         """What the table screen shows and where (window pixels), for the headless tests."""
@@ -344,6 +368,7 @@ class TakiApp(App):
             "direction": ids.direction.text, "direction_rect": rect(ids.direction),
             "ring_rect": rect(ids.ring), "lead_rect": rect(ids.lead), "lead": ids.lead_name.text,
             "pending": ids.pending.text, "status": ids.status.text, "history": ids.history.text,
+            "hint_faces": len(ids.hint_strip.children) - 1 if ids.hint_strip.opacity else 0,
             "state": self.session.referee.state and _state_line(self.session),
         }
 
