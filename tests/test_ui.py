@@ -84,3 +84,24 @@ def test_table_screen_shows_turn_direction_and_leading_card(tmp_path: Path) -> N
     ring = crop(shot, dump["ring_rect"], dump["window"])
     assert (ring.reshape(-1, 3) != ring.reshape(-1, 3)[0]).any(axis=1).mean() > 0.05  # the seats are drawn
     assert dump["hint_faces"] >= 5  # teaching mode pictures what Noa can play on the blue 7
+
+
+SHIPPED = ROOT / "models" / "taki-yolov8n.pt"
+
+
+@needs_x
+@pytest.mark.slow
+@pytest.mark.skipif(not SHIPPED.exists(), reason="no shipped model yet")
+def test_bundled_demo_is_refereed_live_with_the_shipped_model(tmp_path: Path) -> None:
+    """No camera: the app plays its bundled demo video through the real detector and tracker."""
+    from companion.rules import Phase
+    from companion.rules.notation import from_text
+
+    dump, shot = run_app(tmp_path, "--demo", seconds=22)
+    state = from_text(dump["state"])
+    assert state.phase is Phase.PLAYING, dump["history"]  # the first cards were read from the video
+    assert len(state.discard) >= 3
+    assert dump["turn"] == f"{state.names[state.to_move]}'s turn"
+    assert dump["direction"] in ("Clockwise (left)", "Anticlockwise (right)")
+    assert state.top is not None and dump["lead"] == f"Leading: {state.top.spoken}"
+    assert best_face(_lead_image(shot, dump)) == state.top

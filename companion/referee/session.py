@@ -96,6 +96,9 @@ class VisionWorker:
                 self.out.put(("track", (frame.t, ev)))
 
 
+_PLAIN_TAPS = frozenset({"drew", "last_card", "closed_taki", "end_turn", "all_drew"})
+
+
 @dataclass
 class TableSession:
     referee: Referee
@@ -165,6 +168,8 @@ class TableSession:
                 return r.correct(int(args[0]), int(args[1]))  # type: ignore[call-overload]
             if action == "answer":
                 return r.answer(int(args[0]))  # type: ignore[call-overload]
+            if action not in _PLAIN_TAPS:
+                raise RefereeError(f"no button does {action!r}")
             return getattr(r, action)()  # type: ignore[no-any-return]
         except RefereeError as e:
             self.status = str(e).capitalize() + "."

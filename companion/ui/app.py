@@ -369,7 +369,7 @@ class TakiApp(App):
             "ring_rect": rect(ids.ring), "lead_rect": rect(ids.lead), "lead": ids.lead_name.text,
             "pending": ids.pending.text, "status": ids.status.text, "history": ids.history.text,
             "hint_faces": len(ids.hint_strip.children) - 1 if ids.hint_strip.opacity else 0,
-            "state": self.session.referee.state and _state_line(self.session),
+            "state": _state_line(self.session),
         }
 
 
