@@ -106,5 +106,5 @@ def test_wrong_taps_are_answered_not_raised() -> None:
     step = s.tap("closed_taki")
     assert step is not None and not step.legal
     assert s.referee.state.phase.value == "setup"
-    assert s.tap("format_disk") is None and "no button" in s.status
+    assert s.tap("format_disk") is None and "No button" in s.status
     voice.stop()
