@@ -73,7 +73,8 @@ def _train(args: argparse.Namespace) -> int:
     from .vision.training import TrainSpec, train
 
     spec = TrainSpec(Path(args.data), Path(args.run), arch=args.arch, epochs=args.epochs, imgsz=args.imgsz,
-                     batch=args.batch, hours=args.hours, device=args.device, workers=args.workers)
+                     batch=args.batch, hours=args.hours, device=args.device, workers=args.workers,
+                     lr0=args.lr0, warmup_epochs=args.warmup)
     print(train(spec))
     return 0
 
@@ -247,6 +248,8 @@ def build_parser() -> argparse.ArgumentParser:
     tp.add_argument("--imgsz", type=int, default=192)
     tp.add_argument("--batch", type=int, default=16)
     tp.add_argument("--hours", type=float, default=None)
+    tp.add_argument("--lr0", type=float, default=0.001, help="AdamW learning rate (lower to fine-tune)")
+    tp.add_argument("--warmup", type=float, default=1.0, help="warm-up epochs")
     tp.add_argument("--device", default="cpu")
     tp.add_argument("--workers", type=int, default=2)
     tp.set_defaults(func=_train)
