@@ -38,8 +38,9 @@ def class_names() -> dict[int, str]:
 
 def write_data_yaml(out: Path, splits: list[str]) -> Path:
     lines = [f"path: {out.resolve()}"]
-    for split in splits:
-        lines.append(f"{split}: images/{split}")
+    # ultralytics insists on train and val keys; a test-only set points them at its own images.
+    for split in dict.fromkeys(["train", "val", *splits]):
+        lines.append(f"{split}: images/{split if split in splits else splits[0]}")
     lines.append(f"nc: {len(FACES)}")
     lines.append("names:")
     lines += [f"  {i}: '{name}'" for i, name in class_names().items()]
