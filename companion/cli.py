@@ -201,7 +201,7 @@ def _track_eval(args: argparse.Namespace) -> int:
 
         def make(v):  # type: ignore[no-untyped-def]
             return det
-    print(evaluate(videos, make).report())
+    print(evaluate(videos, make, zoom=args.model != "oracle" and not args.no_zoom).report())
     return 0
 
 
@@ -275,6 +275,7 @@ def build_parser() -> argparse.ArgumentParser:
     te.add_argument("--size", type=int, default=320)
     te.add_argument("--model", default=None, help="detector model, or 'oracle' for the ground truth")
     te.add_argument("--imgsz", type=int, default=192)
+    te.add_argument("--no-zoom", action="store_true", help="detect on whole frames, not the pile's region")
     te.set_defaults(func=_track_eval)
 
     rp = sub.add_parser("replay", help="print a journalled game, or export it as JSON")

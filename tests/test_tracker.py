@@ -120,3 +120,23 @@ def test_evaluation_over_clips_meets_the_logic_targets(comp: Compositor) -> None
     assert sum(v.during_hand for v in score.videos) == 0
     assert score.median_latency <= 0.5
     assert "precision" in score.report()
+
+
+def test_roi_detector_looks_at_the_pile_and_maps_boxes_back() -> None:
+    from companion.vision.detector import RoiDetector
+
+    class Spy:
+        shapes: list[tuple[int, ...]] = []
+
+        def detect(self, image: np.ndarray) -> list[Detection]:
+            self.shapes.append(image.shape)
+            return [Detection(C("R5"), 0.9, (10.0, 20.0, 50.0, 80.0))]
+
+    tracker = LeadingCardTracker()
+    spy = Spy()
+    det = RoiDetector(spy, tracker)
+    frame = np.zeros((240, 320, 3), np.uint8)
+    assert det.detect(frame)[0].box == (10.0, 20.0, 50.0, 80.0)  # no region yet: the whole frame
+    tracker.roi = (100.0, 50.0, 260.0, 210.0)
+    d = det.detect(frame)[0]
+    assert spy.shapes[-1] == (160, 160, 3) and d.box == (110.0, 70.0, 150.0, 130.0)

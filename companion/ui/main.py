@@ -107,9 +107,13 @@ class Controller:
         if detector is None:
             session.status = f"No camera reading: {self.detector_error}"
             return None
+        from ..vision.detector import RoiDetector
+
         tracker = LeadingCardTracker(prior=lambda: legal_faces(session.referee.state))
         if note:
             session.status = note
+        if self.args.model != "truth":
+            detector = RoiDetector(detector, tracker)
         return VisionWorker(source, detector, tracker, realtime=True).start()
 
     def _journal(self):  # type: ignore[no-untyped-def]

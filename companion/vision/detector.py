@@ -94,3 +94,24 @@ class YoloDetector:
         out = [Detection(FACES[c], float(p), tuple(float(v) for v in b))  # type: ignore[arg-type]
                for b, p, c in zip(xyxy, conf, cls) if 0 <= c < len(FACES)]
         return sorted(out, key=lambda d: -d.confidence)
+
+
+class RoiDetector:
+    """Looks only at the pile: once the tracker has a region of interest, the
+    detector runs on that crop, so the card fills the picture as in training, and
+    the boxes are mapped back to the frame."""
+
+    def __init__(self, detector: Detector, tracker: object) -> None:
+        self.detector, self.tracker = detector, tracker
+
+    def detect(self, image: np.ndarray) -> list[Detection]:
+        roi = getattr(self.tracker, "roi", None)
+        if roi is None:
+            return self.detector.detect(image)
+        h, w = image.shape[:2]
+        x1, y1 = max(0, int(roi[0])), max(0, int(roi[1]))
+        x2, y2 = min(w, int(roi[2])), min(h, int(roi[3]))
+        if x2 - x1 < 16 or y2 - y1 < 16:
+            return self.detector.detect(image)
+        return [Detection(d.card, d.confidence, (d.box[0] + x1, d.box[1] + y1, d.box[2] + x1, d.box[3] + y1))
+                for d in self.detector.detect(image[y1:y2, x1:x2])]

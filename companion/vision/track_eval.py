@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from ..rules.cards import Card
-from .detector import Detection, Detector
+from .detector import Detection, Detector, RoiDetector
 from .tracker import LeadingCardTracker, TrackerConfig, TrackKind
 from .video import SynthVideo, TrueFrame
 
@@ -108,8 +108,11 @@ class Score:
 
 
 def score_video(video: SynthVideo, detector: Detector, config: TrackerConfig | None = None,
-                roi: tuple[float, float, float, float] | None = None) -> VideoScore:
+                roi: tuple[float, float, float, float] | None = None, zoom: bool = False) -> VideoScore:
+    """``zoom``: run the detector on the tracker's region of interest (as the app does)."""
     tracker = LeadingCardTracker(config, roi=roi)
+    if zoom:
+        detector = RoiDetector(detector, tracker)
     events = []
     for i, img in enumerate(video.frames):
         t = i / video.fps
@@ -134,5 +137,5 @@ def score_video(video: SynthVideo, detector: Detector, config: TrackerConfig | N
 
 
 def evaluate(videos: list[SynthVideo], make_detector: Callable[[SynthVideo], Detector],
-             config: TrackerConfig | None = None) -> Score:
-    return Score([score_video(v, make_detector(v), config) for v in videos])
+             config: TrackerConfig | None = None, zoom: bool = False) -> Score:
+    return Score([score_video(v, make_detector(v), config, zoom=zoom) for v in videos])
