@@ -105,3 +105,16 @@ def test_bundled_demo_is_refereed_live_with_the_shipped_model(tmp_path: Path) ->
     assert dump["direction"] in ("Clockwise (left)", "Anticlockwise (right)")
     assert state.top is not None and dump["lead"] == f"Leading: {state.top.spoken}"
     assert best_face(_lead_image(shot, dump)) == state.top
+
+
+@needs_x
+def test_a_corrupt_journal_is_reported_on_screen_and_left_alone(tmp_path: Path) -> None:
+    comp = Compositor(config=SceneConfig(size=240, photometric=False))
+    clip = synth_video(9, plays=2, size=240, compositor=comp, first=[Card.from_code("G3"), Card.from_code("G8")],
+                       hover_p=0, idle=(5, 6)).write(tmp_path / "clip.mp4")
+    junk = b"my shopping list\n" * 50
+    (tmp_path / "j.db").write_bytes(junk)
+    dump, _ = run_app(tmp_path, "--video", str(clip), "--model", "truth", "--players", "Dana,Omer", seconds=5)
+    assert "not a TAKI journal" in dump["status"] and "not being saved" in dump["status"]
+    assert (tmp_path / "j.db").read_bytes() == junk
+    assert dump["turn"] in ("Dana's turn", "Omer's turn")  # the game goes on regardless

@@ -106,6 +106,7 @@ class TableSession:
     teaching: bool = False
     log: list[LogLine] = field(default_factory=list)
     status: str = ""
+    warning: str = ""  # lasting trouble (no journal, no speech): always shown with the status
     on_change: Callable[[], None] | None = None
     vision: VisionWorker | None = None
     taps: list = field(default_factory=list)  # the demo's scripted taps  # type: ignore[type-arg]

@@ -318,11 +318,9 @@ class TakiApp(App):
             ids.lead_name.text = f"Leading: {top.spoken}"
         ids.swatch.rgba = list(RGBA[st.color])
         ids.pending.text = pending_text(st)
-        status = self.session.status
         voice = self.session.voice
-        if voice is not None and voice.error:
-            status = f"Speech unavailable ({voice.error}); rulings are shown here. " + status
-        ids.status.text = status
+        speech = f"Speech unavailable ({voice.error}); rulings are shown here." if voice and voice.error else ""
+        ids.status.text = " ".join(m for m in (speech, self.session.warning, self.session.status) if m)
         self._teaching_strip(ids, st)
         if len(self.session.log) != self._shown_log:
             self._shown_log = len(self.session.log)

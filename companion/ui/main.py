@@ -99,6 +99,9 @@ class Controller:
 
     def _vision(self, session):  # type: ignore[no-untyped-def]
         from ..referee.session import VisionWorker
+
+        if getattr(self, "journal_error", None):
+            session.warning = self.journal_error
         from ..rules import legal_faces
         from ..vision.tracker import LeadingCardTracker
 
@@ -136,10 +139,9 @@ class Controller:
             self.demo = a.demo or not _camera_present()
         try:
             self.journal = self._journal()
-        except JournalError as e:
-            app.root.current = "setup"
-            self.fatal = str(e)
-            print(e)
+        except JournalError as e:  # refused, left untouched; the game runs without a journal
+            self.journal_error = f"{e} (this game is not being saved)"
+            print(self.journal_error)
             self.journal = None
         if self.demo:
             from ..vision.demo import load_script
