@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..rules import Card, Color, Step, legal_faces
+from ..rules import Card, Color, Play, Step, legal_faces
 from ..rules.events import Event
 from ..rules.rulings import RulingKind
 from ..voice import VoiceWorker, sentences
@@ -225,9 +225,10 @@ class TableSession:
             while self.taps and self.taps[0].t <= video_t and (
                     self.cards_accepted > self.taps[0].after or video_t >= self.taps[0].t + 3.0):
                 event = self.taps.pop(0).event
-                if getattr(event, "seat", None) is not None and self.referee.question is not None:
-                    self.tap("answer", event.seat)
-                elif getattr(event, "seat", None) is None or not hasattr(event, "card"):
+                if isinstance(event, Play):  # an out-of-turn Breaker: answers "who played that?"
+                    if self.referee.question is not None and event.seat is not None:
+                        self.tap("answer", event.seat)
+                else:
                     self.submit(event)
         self.referee.tick(now)
 

@@ -188,7 +188,7 @@ class Compositor:
         if shadow:
             sh = cv2.GaussianBlur(a, (0, 0), max(1.0, height * 0.02))
             sh = np.roll(sh, (int(height * 0.015), int(height * 0.02)), (0, 1))
-            canvas[:] = (canvas * (1 - 0.45 * sh[..., None] if sh.ndim == 2 else 1 - 0.45 * sh)).astype(np.uint8)
+            canvas[:] = (canvas * (1 - 0.45 * sh[..., None])).astype(np.uint8)  # blur drops the channel axis
         rgb = np.clip(warped[:, :, :3].astype(np.float32) * light, 0, 255)
         canvas[:] = (rgb * a + canvas * (1 - a)).astype(np.uint8)
         corners = np.array([[0, 0], [fw, 0], [fw, fh], [0, fh]], np.float32)

@@ -101,7 +101,6 @@ class LeadingCardTracker:
         self.auto_roi = roi is None
         self.prior = prior
         self.settled: _Settled | None = None
-        self.last_same: tuple[float, float] = (1.0, 0.0)
         self.occluded = False
         self.disturbed = False
         self.last_reading: Detection | None = None
@@ -232,7 +231,6 @@ class LeadingCardTracker:
         elif self.disturbed:
             overlap = iou(reading.box, s.box)
             diff = 1 - float((patch * s.patch).sum()) if patch is not None and s.patch is not None else 0.0
-            self.last_same = (overlap, diff)
             new = overlap < cfg.same_iou or diff > cfg.same_diff
         if new or s is None or self.disturbed:
             self.settled = _Settled(reading.card, reading.box, patch)
