@@ -1,7 +1,9 @@
 """Benchmark: full random self-play games and engine events per second (4 players).
 
-Run: python benchmarks/selfplay_speed.py [--games N] [--players N]
+Run: python benchmarks/selfplay_speed.py [--games N] [--players N] [--compiled]
 Prints numbers; asserts nothing (targets live in the issue, not in a timed test).
+``--compiled`` first builds the mypyc core that wheels ship (companion/buildcore.py)
+in a scratch folder and times that; without it, whatever ``companion.rules`` imports.
 """
 
 from __future__ import annotations
@@ -17,7 +19,27 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--games", type=int, default=2000)
     ap.add_argument("--players", type=int, default=4)
+    ap.add_argument("--compiled", action="store_true", help="build and time the mypyc-compiled core")
     args = ap.parse_args()
+    if args.compiled:
+        import os
+        import subprocess
+        import sys
+        import tempfile
+        from pathlib import Path
+
+        from companion.buildcore import build_copy
+
+        with tempfile.TemporaryDirectory() as tmp:
+            build_copy(Path(tmp))
+            argv = [a for a in sys.argv[1:] if a != "--compiled"]
+            env = {**os.environ, "PYTHONPATH": tmp}
+            raise SystemExit(subprocess.call([sys.executable, __file__, *argv], env=env))
+
+    from companion.rules import engine
+
+    build = "pure Python" if engine.__file__.endswith(".py") else "compiled (mypyc)"
+    print(f"rules core: {build}, one process (one core)")
 
     t0 = time.perf_counter()
     events = 0

@@ -108,9 +108,7 @@ def test_draw_pile_exhausted_and_reshuffled() -> None:
     g = sim(["R+2 R1 R3", "B+2 B4 B6", "G1 G3"], lead="R5")
     # Move all but one card of the draw pile onto the discard pile, as after a long game.
     pile = g.draw_pile
-    g = g.__class__(**{**{f: getattr(g, f) for f in g.__dataclass_fields__},
-                       "draw_pile": pile[-1:], "draw_size": 1,
-                       "discard": pile[:-1] + g.discard})
+    g = g._replace(draw_pile=pile[-1:], draw_size=1, discard=pile[:-1] + g.discard)
     _conserved(g)
     g, _ = run(g, Play(C("R+2")), Play(C("B+2")))
     g, rulings = run(g, Draw())

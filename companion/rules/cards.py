@@ -12,7 +12,15 @@ import enum
 from dataclasses import dataclass, field
 
 
-class Color(enum.Enum):
+class FastEnum(enum.Enum):
+    """An Enum hashed by identity, in C. Members are singletons, so this agrees
+    with their equality; Enum's own hash is Python code and the engine looks
+    members up in sets and dicts several times per event."""
+
+    __hash__ = object.__hash__
+
+
+class Color(FastEnum):
     """The four card colours (R-DECK-1)."""
 
     RED = "R"
@@ -25,7 +33,7 @@ class Color(enum.Enum):
         return self.name.lower()
 
 
-class Kind(enum.Enum):
+class Kind(FastEnum):
     """What a card does; with the number it is the card's *symbol* (R-PLAY-1)."""
 
     NUMBER = "N"

@@ -8,7 +8,7 @@ ILLEGAL ruling that says why and what to do instead.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, fields
+from typing import Any, Callable, NamedTuple
 
 from .cards import FACES, Card, Color, Kind, full_deck
 from .events import (
@@ -39,8 +39,9 @@ from .state import (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Step:
+class Step(NamedTuple):
+    """What one event did: the new state (the same object when refused) and the rulings."""
+
     state: GameState
     rulings: tuple[Ruling, ...]
     legal: bool = True
@@ -126,15 +127,15 @@ def _check_names(names: tuple[str, ...] | list[str], first: int) -> tuple[str, .
 # --------------------------------------------------------------------------- apply
 
 
-def apply(state: GameState, event: Event) -> Step:
-    """Apply one event. Never raises for a well-formed event value."""
+def apply(state: GameState, event: Event | object) -> Step:
+    """Apply one event. Never raises: anything that is not an event is refused."""
     try:
         t = _Table(state)
         handler = _HANDLERS.get(type(event))
         if handler is None:
             raise Illegal("R-PLAY-1", f"I do not understand the event {event!r}.")
         handler(t, event)
-        return Step(t.freeze(), tuple(t.out), True)
+        return _tuple_new(Step, (t.freeze(), tuple(t.out), True))
     except Illegal as e:
         name = state.names[e.seat] if e.seat is not None and 0 <= e.seat < state.n_players else ""
         return Step(state, (Ruling(R.ILLEGAL, e.rule, e.seat, name, reason=e.reason),), False)
@@ -144,7 +145,8 @@ def is_legal(state: GameState, event: Event) -> bool:
     return apply(state, event).legal
 
 
-_FIELDS = tuple(f.name for f in fields(GameState))
+_FIELDS = GameState._fields
+_tuple_new = tuple.__new__
 
 
 class _Table:
@@ -153,7 +155,7 @@ class _Table:
     __slots__ = _FIELDS + ("out", "n")
 
     # Spelt out field by field: this runs twice per event and a getattr loop
-    # costs a third of the engine's time. test_engine checks it misses no field.
+    # costs a third of the engine's time. test_properties checks it misses no field.
     def __init__(self, s: GameState) -> None:
         self.names = s.names
         self.counts = list(s.counts)  # type: ignore[assignment]
@@ -184,19 +186,20 @@ class _Table:
 
     def freeze(self) -> GameState:
         hands = self.hands
-        return GameState(
+        # tuple.__new__ with every field in order: the fastest way to build the state.
+        return _tuple_new(GameState, (
             self.names, tuple(self.counts), self.rules, self.mode,
             tuple(hands) if hands is not None else None, self.draw_pile, self.draw_size,
             self.discard, self.lead, self.color, self.to_move, self.direction, self.stack,
             self.plus3_by, self.plus3_victim, self.run, self.pending, self.last_due,
             self.last_called, self.stages, self.winner, self.phase, self.seed, self.reshuffles,
-        )
+        ))
 
     # -- helpers used by the handlers
     def say(self, kind: R, rule: str, seat: int | None = None, n: int = 0, card: Card | None = None,
             color: Color | None = None, reason: str = "") -> None:
         name = self.names[seat] if seat is not None else ""
-        self.out.append(Ruling(kind, rule, seat, name, n, card, color, reason))
+        self.out.append(_tuple_new(Ruling, (kind, rule, seat, name, n, card, color, reason)))
 
     def seat_of(self, seat: int | None) -> int:
         s = self.to_move if seat is None else seat
@@ -223,6 +226,7 @@ class _Table:
             take = min(n - got, self.draw_size)
             if self.hands is not None:
                 pile = self.draw_pile
+                assert pile is not None  # simulation mode holds both
                 self.hands[seat] = self.hands[seat] + pile[len(pile) - take :][::-1]
                 self.draw_pile = pile[: len(pile) - take]
             self.draw_size -= take
@@ -239,6 +243,7 @@ class _Table:
         top, rest = self.discard[-1], list(self.discard[:-1])
         if self.hands is not None:
             random.Random(self.seed * 1_000_003 + self.reshuffles).shuffle(rest)
+            assert self.draw_pile is not None
             self.draw_pile = tuple(rest) + self.draw_pile
         self.draw_size += len(rest)
         self.discard = (top,)
@@ -322,7 +327,7 @@ _REASONS: dict[str, tuple[str, str]] = {
 _ON_PLUS3_RULE = {Kind.CHANGE_COLOR: "R-COLOR", Kind.SUPER_TAKI: "R-SUPER"}
 
 
-def _explain(key: str, state: GameState, seat: int | None, card: Card | None = None) -> Illegal:
+def _explain(key: str, state: GameState | _Table, seat: int | None, card: Card | None = None) -> Illegal:
     rule, template = _REASONS[key]
     if key == "on_plus3" and card is not None:
         rule = _ON_PLUS3_RULE.get(card.kind, rule)
@@ -343,19 +348,19 @@ def _explain(key: str, state: GameState, seat: int | None, card: Card | None = N
     return Illegal(rule, text, seat)
 
 
-def _phase_block(state: GameState) -> str | None:
+def _phase_block(state: GameState | _Table) -> str | None:
     if state.phase is Phase.PLAYING:
         return None
     return "setup" if state.phase is Phase.SETUP else "over"
 
 
-def _playing(state: GameState) -> None:
+def _playing(state: GameState | _Table) -> None:
     key = _phase_block(state)
     if key is not None:
         raise _explain(key, state, None)
 
 
-def is_break(state: GameState, seat: int, card: Card) -> bool:
+def is_break(state: GameState | _Table, seat: int, card: Card) -> bool:
     """A Breaker answering a pending +3 (R-BREAK-1), possibly out of turn."""
     if card.kind is not Kind.BREAKER or state.plus3_by is None:
         return False
@@ -364,7 +369,7 @@ def is_break(state: GameState, seat: int, card: Card) -> bool:
     return seat == state.plus3_victim  # D-BREAK-3 off: only the new victim may break back
 
 
-def play_problem(state: GameState, seat: int, card: Card) -> Illegal | None:
+def play_problem(state: GameState | _Table, seat: int, card: Card) -> Illegal | None:
     """Why ``seat`` may not play ``card`` now, or None when it may."""
     key = _phase_block(state)
     if key is None:
@@ -378,7 +383,7 @@ def play_problem(state: GameState, seat: int, card: Card) -> Illegal | None:
     return None if key is None else _explain(key, state, seat, card)
 
 
-def _play_block(state: GameState, seat: int, card: Card) -> str | None:
+def _play_block(state: GameState | _Table, seat: int, card: Card) -> str | None:
     """The one place that decides whether a held card may be played now."""
     kind = card.kind
     if kind is Kind.BREAKER and is_break(state, seat, card):
@@ -424,7 +429,7 @@ def legal_faces(state: GameState, seat: int | None = None) -> list[Card]:
     return [card for card in FACES if _play_block(state, s, card) is None]
 
 
-def _draw_block(state: GameState, seat: int) -> str | None:
+def _draw_block(state: GameState | _Table, seat: int) -> str | None:
     if seat != state.to_move:
         return "not_turn_draw"
     pending = state.pending
@@ -440,7 +445,7 @@ def _draw_block(state: GameState, seat: int) -> str | None:
     return None
 
 
-def _end_block(state: GameState, seat: int) -> str | None:
+def _end_block(state: GameState | _Table, seat: int) -> str | None:
     if seat != state.to_move:
         return "not_turn"
     pending = state.pending
@@ -455,7 +460,7 @@ def _end_block(state: GameState, seat: int) -> str | None:
     return "play_or_draw"
 
 
-def _close_block(state: GameState, seat: int) -> str | None:
+def _close_block(state: GameState | _Table, seat: int) -> str | None:
     if seat != state.to_move:
         return "not_turn"
     run = state.run
@@ -469,7 +474,7 @@ def _close_block(state: GameState, seat: int) -> str | None:
 _TAKIS = frozenset({Kind.TAKI, Kind.SUPER_TAKI})
 
 
-def _require(state: GameState, seat: int, block) -> None:  # type: ignore[no-untyped-def]
+def _require(state: GameState | _Table, seat: int, block) -> None:  # type: ignore[no-untyped-def]
     """Raise the explained refusal when ``block`` (a *_block function) objects."""
     key = _phase_block(state) or block(state, seat)
     if key is not None:
@@ -501,10 +506,10 @@ def _reveal(t: _Table, e: Reveal) -> None:
 def _play(t: _Table, e: Play) -> None:
     card = e.card
     seat = t.seat_of(e.seat)
-    problem = play_problem(t, seat, card)  # type: ignore[arg-type]
+    problem = play_problem(t, seat, card)
     if problem is not None:
         raise problem
-    if is_break(t, seat, card):  # type: ignore[arg-type]
+    if is_break(t, seat, card):
         _break(t, seat, card)
         return
     t.last_card_penalty(seat)
@@ -677,7 +682,7 @@ def _break(t: _Table, seat: int, card: Card) -> None:
 
 def _draw(t: _Table, e: Draw) -> None:
     seat = t.seat_of(e.seat)
-    _require(t, seat, _draw_block)  # type: ignore[arg-type]
+    _require(t, seat, _draw_block)
     t.last_card_penalty(seat)
     t.resolve_plus3()
     if t.stack:
@@ -695,7 +700,7 @@ def _draw(t: _Table, e: Draw) -> None:
 
 def _end_turn(t: _Table, e: EndTurn) -> None:
     seat = t.seat_of(e.seat)
-    _require(t, seat, _end_block)  # type: ignore[arg-type]
+    _require(t, seat, _end_block)
     t.last_card_penalty(seat)
     if t.pending is Pending.KING:
         t.pending = Pending.NONE
@@ -717,7 +722,7 @@ _ACTS_ON_OTHERS = frozenset({Kind.STOP, Kind.PLUS2, Kind.CHANGE_DIRECTION})
 
 def _close(t: _Table, e: CloseTaki) -> None:
     seat = t.seat_of(e.seat)
-    _require(t, seat, _close_block)  # type: ignore[arg-type]
+    _require(t, seat, _close_block)
     t.run = None
     t.say(R.TAKI_CLOSED, "R-CALL-CLOSE", seat)
     top = t.lead
@@ -733,7 +738,7 @@ def _close(t: _Table, e: CloseTaki) -> None:
 
 def _choose(t: _Table, e: ChooseColor) -> None:
     seat = t.seat_of(e.seat)
-    _playing(t)  # type: ignore[arg-type]
+    _playing(t)
     if t.pending is not Pending.COLOR or seat != t.to_move:
         raise Illegal("R-COLOR", f"{t.names[seat]}, no colour is to be chosen now.", seat)
     if not isinstance(e.color, Color):
@@ -751,7 +756,7 @@ def _choose(t: _Table, e: ChooseColor) -> None:
 
 def _call_last(t: _Table, e: CallLastCard) -> None:
     seat = t.seat_of(e.seat)
-    _playing(t)  # type: ignore[arg-type]
+    _playing(t)
     name = t.names[seat]
     if t.last_due == seat:
         t.last_due = None
@@ -765,7 +770,7 @@ def _call_last(t: _Table, e: CallLastCard) -> None:
 
 
 def _window_closed(t: _Table, e: WindowClosed) -> None:
-    _playing(t)  # type: ignore[arg-type]
+    _playing(t)
     if t.plus3_by is None:
         raise Illegal("D-PLUS3-2", "No plus three is waiting.")
     t.resolve_plus3()
@@ -777,7 +782,7 @@ def _correct(t: _Table, e: CorrectCount) -> None:
     if t.mode is Mode.SIMULATION:
         raise Illegal("R-PLAY-1", "A simulated game knows every hand: counts cannot be corrected.", seat)
     if t.phase is Phase.OVER:
-        _playing(t)  # type: ignore[arg-type]
+        _playing(t)
     low = 0 if t.phase is Phase.SETUP else 1
     if not isinstance(e.count, int) or e.count < low:
         raise Illegal("R-END-1", f"{name} must hold at least {low} card{'s' if low != 1 else ''}.", seat)
@@ -791,7 +796,7 @@ def _correct(t: _Table, e: CorrectCount) -> None:
     t.say(R.COUNT_CORRECTED, "R-PLAY-1", seat, n=e.count)
 
 
-_HANDLERS = {
+_HANDLERS: dict[type, Callable[[_Table, Any], None]] = {
     Reveal: _reveal,
     Play: _play,
     Draw: _draw,
@@ -832,23 +837,24 @@ def legal_moves(state: GameState, seat: int | None = None) -> list[Event]:
     run = state.run
     if (state.pending is Pending.NONE and not state.stack and state.plus3_by is None
             and (run is None or run.seat != s) and state.lead is not None):
-        # The common case, inlined for self-play speed; test_engine checks that it
-        # agrees with _play_block on random states.
-        color, lead = state.color, state.lead
+        # The common case, inlined for self-play speed (test_properties checks that it
+        # agrees with apply on random states): a looked-up set of matching faces,
+        # a draw, and neither End turn nor Closed TAKI (no King, no run of one's own).
+        ok = _MATCHING[state.lead.index][state.color]
         for card in state.hands[s]:
             i = card.index
-            if i not in seen:
+            if i in ok and i not in seen:
                 seen.add(i)
-                if (card.color is None or color is None or card.color is color
-                        or (card.kind is lead.kind and card.number == lead.number)):
-                    moves.append(_PLAYS[i])
-    else:
-        for card in state.hands[s]:
-            i = card.index
-            if i not in seen:
-                seen.add(i)
-                if _play_block(state, s, card) is None:
-                    moves.append(_PLAYS[i])
+                moves.append(_PLAYS[i])
+        if not seen or state.rules.may_draw_when_able:
+            moves.append(_DRAW)
+        return moves
+    for card in state.hands[s]:
+        i = card.index
+        if i not in seen:
+            seen.add(i)
+            if _play_block(state, s, card) is None:
+                moves.append(_PLAYS[i])
     if _draw_block(state, s) is None:
         moves.append(_DRAW)
     if _end_block(state, s) is None:
@@ -857,6 +863,17 @@ def legal_moves(state: GameState, seat: int | None = None) -> list[Event]:
         moves.append(_CLOSE)
     return moves
 
+
+def _matching(lead: Card, color: Color | None) -> frozenset[int]:
+    """Faces playable on ``lead`` in ``color`` with nothing pending (R-PLAY-2)."""
+    return frozenset(c.index for c in FACES
+                     if c.color is None or color is None or c.color is color
+                     or (c.kind is lead.kind and c.number == lead.number))
+
+
+#: lead face index -> active colour (or None) -> playable face indices.
+_MATCHING: tuple[dict[Color | None, frozenset[int]], ...] = tuple(
+    {color: _matching(lead, color) for color in (None, *Color)} for lead in FACES)
 
 # Events are frozen values, so the move generator hands out shared instances.
 _PLAYS = tuple(Play(card) for card in FACES)

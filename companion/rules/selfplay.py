@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from operator import attrgetter
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -16,7 +17,7 @@ from .cards import Card, Color, Kind
 from .engine import apply, deal, legal_moves
 from .events import CallLastCard, ChooseColor, CloseTaki, Draw, EndTurn, Event, Play, Reveal, WindowClosed
 from .options import RuleSet
-from .rulings import RulingKind
+from .rulings import Ruling, RulingKind
 from .state import GameState, Pending
 
 
@@ -128,7 +129,7 @@ def play_game(
     rng = random.Random(seed ^ 0x5EED)
     policies = policies or [RandomPolicy() for _ in range(n_players)]
     state = deal(names, seed=seed, first=seed % n_players if first is None else first, rules=rules)
-    kinds: Counter[RulingKind] = Counter()
+    rulings: list[Ruling] = []  # counted by kind at the end: cheaper than per event
     events = 0
     log: list[Event] = [Reveal(c) for c in state.discard]
 
@@ -139,7 +140,7 @@ def play_game(
         state = result.state
         events += 1
         log.append(event)
-        kinds.update(r.kind for r in result.rulings)
+        rulings.extend(result.rulings)
 
     while not state.is_over and events < max_events:
         due = state.last_due
@@ -150,6 +151,7 @@ def play_game(
                 continue
         moves = legal_moves(state)
         step(policies[state.to_move].choose(state, moves, rng))
+    kinds: Counter[RulingKind] = Counter(map(attrgetter("kind"), rulings))
     named = Counter({kind.value: n for kind, n in kinds.items()})
     return GameResult(seed, n_players, state.winner, events, named, state, tuple(log))
 
