@@ -1,4 +1,7 @@
-"""Benchmark: detector inference ms/frame for each shipped backend (whole predict call).
+"""Benchmark: reader ms/frame for each shipped backend (whole predict calls).
+
+For each backend: the detector alone, and the reader the app uses (the detector
+with the face classifier of the same backend behind it).
 
 Run: python benchmarks/detector_speed.py [--frames 60] [--imgsz 192]
 Prints numbers; asserts nothing. Uses 2 threads, like the target machine.
@@ -12,6 +15,7 @@ import time
 
 import numpy as np
 
+from companion.vision.classifier import load_reader
 from companion.vision.detector import MODELS_DIR, ModelError, YoloDetector
 from companion.vision.scene import Compositor, SceneConfig
 
@@ -34,19 +38,21 @@ def main() -> None:
             print(f"{backend:9s} not shipped")
             continue
         try:
-            det = YoloDetector(path, imgsz=args.imgsz)
+            readers = [("detector", YoloDetector(path, imgsz=args.imgsz)),
+                       ("+ classifier", load_reader(path, "auto", imgsz=args.imgsz))]
         except ModelError as e:
             print(f"{backend:9s} failed to load: {e}")
             continue
-        for f in frames[:5]:
-            det.detect(f)  # warm up
-        times = []
-        for f in frames:
-            t = time.perf_counter()
-            det.detect(f)
-            times.append((time.perf_counter() - t) * 1000)
-        print(f"{backend:9s} median {statistics.median(times):6.1f} ms/frame  "
-              f"p90 {np.percentile(times, 90):6.1f}  at {args.imgsz} px")
+        for what, det in readers:
+            for f in frames[:5]:
+                det.detect(f)  # warm up
+            times = []
+            for f in frames:
+                t = time.perf_counter()
+                det.detect(f)
+                times.append((time.perf_counter() - t) * 1000)
+            print(f"{backend:9s} {what:13s} median {statistics.median(times):6.1f} ms/frame  "
+                  f"p90 {np.percentile(times, 90):6.1f}  at {args.imgsz} px")
 
 
 if __name__ == "__main__":

@@ -79,6 +79,31 @@ def _train(args: argparse.Namespace) -> int:
     return 0
 
 
+def _crops(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .vision.crops import make_crops
+    from .vision.evaluate import _split_images
+
+    for i, split in enumerate(args.splits):
+        images = _split_images(Path(args.data), split)
+        n = make_crops(images, Path(args.out), split, seed=args.seed + i,
+                       per_image=args.per_image if split == "train" else 1)
+        print(f"{split}: {n} crops from {len(images)} scenes into {args.out}")
+    return 0
+
+
+def _train_classifier(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .vision.training import ClassifierSpec, train_classifier
+
+    spec = ClassifierSpec(Path(args.data), Path(args.run), epochs=args.epochs, imgsz=args.imgsz,
+                          batch=args.batch, device=args.device, workers=args.workers)
+    print(train_classifier(spec))
+    return 0
+
+
 def default_journal() -> str:
     import os
     from pathlib import Path
@@ -163,7 +188,7 @@ def _eval(args: argparse.Namespace) -> int:
     from .vision.evaluate import evaluate
 
     try:
-        result = evaluate(args.model, Path(args.data), args.split, args.imgsz)
+        result = evaluate(args.model, Path(args.data), args.split, args.imgsz, classifier=args.classifier)
     except ModelError as e:
         print(e, file=sys.stderr)
         return 2
@@ -195,9 +220,9 @@ def _track_eval(args: argparse.Namespace) -> int:
         def make(v):  # type: ignore[no-untyped-def]
             return OracleDetector(v, seed=v.seed)
     else:
-        from .vision.detector import YoloDetector
+        from .vision.classifier import load_reader
 
-        det = YoloDetector(args.model, imgsz=args.imgsz)
+        det = load_reader(args.model, args.classifier, imgsz=args.imgsz)
 
         def make(v):  # type: ignore[no-untyped-def]
             return det
@@ -254,12 +279,32 @@ def build_parser() -> argparse.ArgumentParser:
     tp.add_argument("--workers", type=int, default=2)
     tp.set_defaults(func=_train)
 
+    cp = sub.add_parser("crops", help="cut top-card crops from generated scenes, for the face classifier")
+    cp.add_argument("--data", required=True, help="data.yaml of a generated dataset")
+    cp.add_argument("--splits", nargs="+", default=["train", "val"], choices=["train", "val"])
+    cp.add_argument("--out", default="datasets/generated/crops")
+    cp.add_argument("--per-image", type=int, default=2, help="jittered crops per training image")
+    cp.add_argument("--seed", type=int, default=11, help="jitter seed (val uses seed + 1)")
+    cp.set_defaults(func=_crops)
+
+    cl = sub.add_parser("train-classifier", help="train the face classifier (second stage) on crops")
+    cl.add_argument("--data", default="datasets/generated/crops")
+    cl.add_argument("--run", default="runs/taki-cls")
+    cl.add_argument("--epochs", type=int, default=20)
+    cl.add_argument("--imgsz", type=int, default=64)
+    cl.add_argument("--batch", type=int, default=64)
+    cl.add_argument("--device", default="cpu")
+    cl.add_argument("--workers", type=int, default=2)
+    cl.set_defaults(func=_train_classifier)
+
     vp = sub.add_parser("eval", help="score a detector on a YOLO-format dataset: mAP and top-card accuracy")
     vp.add_argument("--model", default=None, help="default: the shipped model")
     vp.add_argument("--data", required=True, help="data.yaml")
     vp.add_argument("--split", default="test")
     vp.add_argument("--imgsz", type=int, default=192)
     vp.add_argument("--json", help="also write the numbers to this JSON file")
+    vp.add_argument("--classifier", default="auto",
+                    help="face classifier behind the detector: auto (the shipped one), none, or a path")
     vp.set_defaults(func=_eval)
 
     xp = sub.add_parser("export", help="export trained weights to ONNX, OpenVINO and NCNN under models/")
@@ -276,6 +321,8 @@ def build_parser() -> argparse.ArgumentParser:
     te.add_argument("--model", default=None, help="detector model, or 'oracle' for the ground truth")
     te.add_argument("--imgsz", type=int, default=192)
     te.add_argument("--no-zoom", action="store_true", help="detect on whole frames, not the pile's region")
+    te.add_argument("--classifier", default="auto",
+                    help="face classifier behind the detector: auto (the shipped one), none, or a path")
     te.set_defaults(func=_track_eval)
 
     rp = sub.add_parser("replay", help="print a journalled game, or export it as JSON")

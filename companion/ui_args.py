@@ -11,6 +11,9 @@ def add_app_arguments(p: argparse.ArgumentParser, default_journal: str) -> None:
     g.add_argument("--video", help="referee a video file instead of a camera")
     g.add_argument("--demo", action="store_true", help="run the bundled demo game")
     g.add_argument("--model", default=None, help="detector model (.pt, .onnx, *_openvino_model, *_ncnn_model)")
+    g.add_argument("--classifier", default="auto",
+                   help="face classifier behind the detector: auto (the shipped one of the same backend), "
+                        "none, or a path")
     g.add_argument("--journal", default=None, help=f"game journal (default {default_journal})")
     g.add_argument("--new-game", action="store_true", help="do not resume an unfinished game")
     g.add_argument("--players", help="start at once with these players, comma-separated, youngest first")

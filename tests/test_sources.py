@@ -80,3 +80,71 @@ def test_video_file_and_image_folder(tmp_path: Path) -> None:
         open_source(str(tmp_path / "missing.mp4"))
     with pytest.raises(SourceError):
         open_source("what is this")
+
+
+class FakePicamera2:
+    """picamera2.Picamera2 stand-in: frames while the ribbon cable is seated."""
+
+    seated = True
+
+    def __init__(self) -> None:
+        if not FakePicamera2.seated:
+            raise RuntimeError("Camera __init__ sequence did not complete.")
+        self.config: dict | None = None
+
+    def create_preview_configuration(self, main: dict) -> dict:
+        return {"main": main}
+
+    def configure(self, config: dict) -> None:
+        self.config = config
+
+    def start(self) -> None:
+        pass
+
+    def capture_array(self) -> np.ndarray:
+        if not FakePicamera2.seated:
+            raise RuntimeError("Failed to capture: device lost")
+        w, h = self.config["main"]["size"]  # type: ignore[index]
+        return np.zeros((h, w, 3), np.uint8)
+
+    def stop(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def test_pi_camera_through_picamera2_reports_and_recovers(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+    import types
+
+    monkeypatch.setitem(sys.modules, "picamera2", types.SimpleNamespace(Picamera2=FakePicamera2))
+    from companion.vision.sources import PiCameraSource
+
+    now = [0.0]
+    FakePicamera2.seated = True
+    cam = open_source("picamera")
+    assert isinstance(cam, PiCameraSource)
+    cam = PiCameraSource(320, 240, retry_s=1.0, clock=lambda: now[0])
+    frame = cam.read()
+    assert frame is not None and frame.image.shape == (240, 320, 3) and cam.status == "ok"
+    FakePicamera2.seated = False
+    assert cam.read() is None and cam.status == "lost"
+    now[0] = 1.2
+    assert cam.read() is None and cam.status == "lost"  # retried, still out
+    FakePicamera2.seated = True
+    now[0] = 2.5
+    assert cam.read() is not None and cam.status == "ok"
+    assert [s for _, s in cam.events] == ["ok", "lost", "ok"]
+    FakePicamera2.seated = False
+    with pytest.raises(SourceError, match="did not start"):
+        PiCameraSource()
+    FakePicamera2.seated = True
+
+
+def test_no_picamera2_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "picamera2", None)  # import fails
+    with pytest.raises(SourceError, match="picamera2 is not installed"):
+        open_source("picamera")

@@ -140,3 +140,19 @@ def test_enrol_a_deck_from_photos_and_video(tmp_path: Path) -> None:
     assert set(faces) == {Card.from_code(c) for c in ("R7", "KING", "B+2")}
     comp = Compositor(faces, SceneConfig(size=160))  # the compositor takes enrolled faces
     assert comp.scene(1).top.card in faces
+
+
+def test_augmentations_import_without_asking_the_network(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """albumentations checks PyPI for updates on import unless told not to."""
+    import subprocess
+    import sys
+
+    code = ("import socket\n"
+            "def refuse(*a, **k): raise SystemExit('network access attempted')\n"
+            "socket.create_connection = refuse\n"
+            "socket.socket.connect = refuse\n"
+            "from companion.vision.scene import _photometric\n"
+            "_photometric(0)\n"
+            "import time; time.sleep(1.5)\n")  # the check runs on a thread
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "network" not in done.stdout + done.stderr, done.stderr[-800:]

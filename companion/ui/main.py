@@ -81,7 +81,8 @@ class Controller:
         SDL/GL libraries are loaded."""
         import numpy as np
 
-        from ..vision.detector import ModelError, YoloDetector
+        from ..vision.classifier import load_reader
+        from ..vision.detector import ModelError
 
         if self.args.model == "truth":  # a synthesised video's ground truth stands in for the model
             from ..vision.track_eval import OracleDetector
@@ -91,8 +92,11 @@ class Controller:
             self.detector, self.detector_error = OracleDetector.from_json(Path(self.args.video)), None
             return
         try:
-            self.detector = YoloDetector(self.args.model)
+            self.detector = load_reader(self.args.model, self.args.classifier)
             self.detector.detect(np.zeros((320, 320, 3), np.uint8))
+            classifier = getattr(self.detector, "classifier", None)
+            if classifier is not None:  # an empty frame has no card to classify: warm it too
+                classifier.classify([np.zeros((96, 96, 3), np.uint8)])
             self.detector_error = None
         except ModelError as e:
             self.detector, self.detector_error = None, str(e)

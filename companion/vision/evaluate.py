@@ -1,5 +1,9 @@
 """Scores a detector on a YOLO-format folder: mAP (ultralytics' validator) and
-top-card accuracy (is the most confident detection the labelled top card?)."""
+top-card accuracy (is the most confident detection the labelled top card?).
+
+mAP is the detector's own. Top-card accuracy is the reader's: the detector with
+the face classifier behind it (see classifier.py), as the app reads cards; the
+detector alone is reported beside it."""
 
 from __future__ import annotations
 
@@ -11,7 +15,7 @@ import cv2
 import yaml
 
 from ..rules.cards import FACES
-from .detector import YoloDetector
+from .detector import Detector, YoloDetector
 
 
 @dataclass
@@ -19,15 +23,20 @@ class EvalResult:
     images: int
     map50_95: float
     map50: float
-    top_card_accuracy: float
+    top_card_accuracy: float  # the reader (detector + classifier, when one is used)
     per_class_map: dict[str, float] = field(default_factory=dict)
     confusions: list[tuple[str, str, int]] = field(default_factory=list)  # true, predicted, count
     missed: int = 0
+    detector_top_card_accuracy: float | None = None  # the detector alone, when a classifier is used
+    classifier: str | None = None
 
     def report(self) -> str:
         lines = [f"images {self.images}",
                  f"mAP50-95 {self.map50_95:.4f}  mAP50 {self.map50:.4f}",
-                 f"top card correct {self.top_card_accuracy:.4f} ({self.missed} images with no detection)"]
+                 f"top card correct {self.top_card_accuracy:.4f} ({self.missed} images with no detection)"
+                 + (f" with classifier {self.classifier}" if self.classifier else "")]
+        if self.detector_top_card_accuracy is not None:
+            lines.append(f"top card correct, detector alone {self.detector_top_card_accuracy:.4f}")
         if self.confusions:
             lines.append("most confused: " + ", ".join(f"{t}->{p} x{n}" for t, p, n in self.confusions[:8]))
         return "\n".join(lines)
@@ -48,22 +57,14 @@ def _label(img: Path) -> int | None:
     return int(first[0]) if first else None
 
 
-def evaluate(model: str | Path, data: Path, split: str = "test", imgsz: int = 192,
-             conf: float = 0.25) -> EvalResult:
-    det = YoloDetector(model, imgsz=imgsz, conf=conf)
-    metrics = det.model.val(data=str(data), split=split, imgsz=imgsz, batch=16, plots=False,
-                            verbose=False, device="cpu", conf=0.001)
-    box = metrics.box
-    per_class = {FACES[int(c)].code: float(m) for c, m in zip(box.ap_class_index, box.maps[box.ap_class_index])} \
-        if hasattr(box, "ap_class_index") else {}
-    images = _split_images(data, split)
+def _top_card(reader: Detector, images: list[Path]) -> tuple[int, int, Counter[tuple[str, str]]]:
     right = missed = 0
     confused: Counter[tuple[str, str]] = Counter()
     for p in images:
         truth = _label(p)
         if truth is None:
             continue
-        dets = det.detect(cv2.imread(str(p)))
+        dets = reader.detect(cv2.imread(str(p)))
         if not dets:
             missed += 1
             continue
@@ -71,6 +72,26 @@ def evaluate(model: str | Path, data: Path, split: str = "test", imgsz: int = 19
             right += 1
         else:
             confused[(FACES[truth].code, dets[0].card.code)] += 1
+    return right, missed, confused
+
+
+def evaluate(model: str | Path | None, data: Path, split: str = "test", imgsz: int = 192,
+             conf: float = 0.25, classifier: str | Path | None = "auto") -> EvalResult:
+    from .classifier import TwoStageDetector, load_reader
+
+    det = YoloDetector(model, imgsz=imgsz, conf=conf)
+    metrics = det.model.val(data=str(data), split=split, imgsz=imgsz, batch=16, plots=False,
+                            verbose=False, device="cpu", conf=0.001)
+    box = metrics.box
+    per_class = {FACES[int(c)].code: float(m) for c, m in zip(box.ap_class_index, box.maps[box.ap_class_index])} \
+        if hasattr(box, "ap_class_index") else {}
+    images = _split_images(data, split)
     n = len(images)
+    reader = load_reader(model, classifier, imgsz=imgsz)
+    right, missed, confused = _top_card(reader, images)
+    alone = None
+    if isinstance(reader, TwoStageDetector):
+        alone = _top_card(det, images)[0] / n if n else 0.0
     return EvalResult(n, float(box.map), float(box.map50), right / n if n else 0.0, per_class,
-                      [(t, p, c) for (t, p), c in confused.most_common()], missed)
+                      [(t, p, c) for (t, p), c in confused.most_common()], missed, alone,
+                      str(reader.classifier.path) if isinstance(reader, TwoStageDetector) else None)

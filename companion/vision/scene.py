@@ -144,6 +144,9 @@ def _hand(rng: np.random.Generator, size: int) -> np.ndarray:
 
 
 def _photometric(seed: int):  # type: ignore[no-untyped-def]
+    import os
+
+    os.environ.setdefault("NO_ALBUMENTATIONS_UPDATE", "1")  # its import asks PyPI for news otherwise
     import albumentations as A
 
     return A.Compose(

@@ -165,31 +165,72 @@ class ImageFolderSource:
 
 
 class PiCameraSource:
-    """The Raspberry Pi camera through picamera2, when it is installed."""
+    """The Raspberry Pi camera through picamera2, when it is installed.
 
-    def __init__(self, width: int = 640, height: int = 480) -> None:
+    Like :class:`CameraSource`, a camera that stops delivering (ribbon cable
+    loose, libcamera error) is reported "lost" and re-opened every ``retry_s``."""
+
+    def __init__(self, width: int = 640, height: int = 480, retry_s: float = 2.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         try:
             from picamera2 import Picamera2  # type: ignore[import-not-found]
         except ImportError as e:
             raise SourceError("picamera2 is not installed (it comes with Raspberry Pi OS)") from e
-        self._cam = Picamera2()
-        self._cam.configure(self._cam.create_preview_configuration(main={"size": (width, height), "format": "RGB888"}))
-        self._cam.start()
-        self.name, self.status = "pi camera", "ok"
-        self._t0, self._i = time.monotonic(), 0
+        self._factory, self.width, self.height = Picamera2, width, height
+        self.retry_s, self.clock = retry_s, clock
+        self.name, self.status = "pi camera", "lost"
+        self.events: list[tuple[float, str]] = []
+        self._t0, self._i, self._next_try = clock(), 0, 0.0
+        self._cam = None
+        self._open()
+        if self._cam is None:
+            raise SourceError("the Pi camera did not start (is it connected and enabled?)")
+
+    def _open(self) -> None:
+        try:
+            cam = self._factory()
+            # picamera2's "RGB888" is B, G, R in memory: what OpenCV expects.
+            cam.configure(cam.create_preview_configuration(
+                main={"size": (self.width, self.height), "format": "RGB888"}))
+            cam.start()
+        except Exception:
+            self._cam = None
+            return
+        self._cam = cam
+        self._set("ok")
+
+    def _set(self, status: str) -> None:
+        if status != self.status:
+            self.status = status
+            self.events.append((self.clock() - self._t0, status))
 
     def read(self) -> Frame | None:
+        now = self.clock()
+        if self._cam is None:
+            if now < self._next_try:
+                return None
+            self._next_try = now + self.retry_s
+            self._open()
+            if self._cam is None:
+                return None
         try:
             img = self._cam.capture_array()
         except Exception:
-            self.status = "lost"
+            self.close()
+            self._next_try = now + self.retry_s
+            self._set("lost")
             return None
-        self.status = "ok"
         self._i += 1
-        return Frame(img, time.monotonic() - self._t0, self._i - 1)
+        return Frame(img, now - self._t0, self._i - 1)
 
     def close(self) -> None:
-        self._cam.stop()
+        cam, self._cam = self._cam, None
+        if cam is not None:
+            try:
+                cam.stop()
+                cam.close()
+            except Exception:  # an unplugged camera may fail to stop; it is gone either way
+                pass
 
 
 def open_source(spec: str, **kw: object) -> FrameSource:

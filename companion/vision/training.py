@@ -58,3 +58,39 @@ def train(spec: TrainSpec) -> Path:
         model.train(**kwargs)
     best = spec.run_dir / "weights" / "best.pt"
     return best if best.exists() else spec.run_dir / "weights" / "last.pt"
+
+
+@dataclass(frozen=True, slots=True)
+class ClassifierSpec:
+    """The face classifier (second stage): crops made by ``crops.make_crops``."""
+
+    data: Path  # folder with train/ and val/, one sub-folder per face
+    run_dir: Path = Path("runs/taki-cls")
+    arch: str = "yolov8n-cls.yaml"
+    epochs: int = 20
+    imgsz: int = 64
+    batch: int = 64
+    device: str = "cpu"
+    workers: int = 2
+    seed: int = 0
+    lr0: float = 0.002
+
+
+def train_classifier(spec: ClassifierSpec) -> Path:
+    """Train (or resume) the face classifier and return the best weights."""
+    last = spec.run_dir / "weights" / "last.pt"
+    if last.exists():
+        YOLO(last, task="classify").train(resume=True)
+    else:
+        YOLO(spec.arch, task="classify").train(
+            data=str(spec.data), epochs=spec.epochs, imgsz=spec.imgsz, batch=spec.batch,
+            device=spec.device, workers=spec.workers, project=str(spec.run_dir.parent.resolve()),
+            name=spec.run_dir.name, exist_ok=True, pretrained=False, plots=False, amp=False,
+            seed=spec.seed, deterministic=False, patience=100, verbose=True, val=True, cache="ram",
+            # The crops carry the scene augmentations already. No flips: a mirrored 7 is no
+            # card, and 6/9 differ only by orientation mark; hue stays (colour is the face).
+            fliplr=0.0, scale=0.1, erasing=0.0, auto_augment=None, hsv_h=0.01,
+            optimizer="AdamW", lr0=spec.lr0, warmup_epochs=0.5, cos_lr=True,
+        )
+    best = spec.run_dir / "weights" / "best.pt"
+    return best if best.exists() else last

@@ -1,0 +1,120 @@
+"""The face classifier: the second look that tells look-alike faces apart.
+
+:class:`TwoStageDetector` keeps the detector's boxes and replaces each box's
+face with what the classifier reads on a full-resolution crop of it (see
+``crops.py``). Same backends as the detector, chosen by file type.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..rules.cards import FACES, Card
+from .crops import card_crop
+from .detector import MODELS_DIR, Detection, Detector, ModelError, backend_of
+from .faces import file_stem
+
+DEFAULT_CLASSIFIER = "taki-cls-yolov8n.pt"
+CLS_IMGSZ = 64  # the shipped classifier's training size (see models/README.md)
+_BY_STEM = {file_stem(c): c for c in FACES}
+
+
+def classifier_for(detector_path: Path) -> Path | None:
+    """The shipped classifier on the same backend as ``detector_path``, if present."""
+    suffix = {"pytorch": ".pt", "onnx": ".onnx", "openvino": "_openvino_model", "ncnn": "_ncnn_model"}
+    p = MODELS_DIR / (Path(DEFAULT_CLASSIFIER).stem + suffix[backend_of(detector_path)])
+    return p if p.exists() else None
+
+
+class FaceClassifier:
+    def __init__(self, model: str | Path, imgsz: int = CLS_IMGSZ) -> None:
+        from .yolo_env import YOLO
+
+        self.path = Path(model)
+        if not self.path.exists() and (MODELS_DIR / self.path).exists():
+            self.path = MODELS_DIR / self.path
+        if not self.path.exists():
+            raise ModelError(f"no face classifier at {model} (nor in {MODELS_DIR})")
+        self.backend = backend_of(self.path)
+        self.imgsz = imgsz
+        try:
+            self.model = YOLO(self.path, task="classify")
+            names = self.model.names
+        except Exception as e:
+            raise ModelError(f"{self.path} could not be loaded as a {self.backend} classifier: "
+                             f"{type(e).__name__}: {e}") from None
+        stems = [names[i] for i in sorted(names)] if isinstance(names, dict) else list(names)
+        if sorted(stems) != sorted(_BY_STEM):
+            raise ModelError(f"{self.path} does not classify the 57 TAKI faces (its classes: {stems[:5]}...)")
+        self._cards = [_BY_STEM[s] for s in stems]
+
+    def classify(self, crops: list[np.ndarray]) -> list[tuple[Card, float]]:
+        """The most likely face and its probability for each square crop (BGR)."""
+        if not crops:
+            return []
+        out = []
+        for res in self.model.predict(crops, imgsz=self.imgsz, verbose=False, device="cpu"):
+            probs = res.probs
+            out.append((self._cards[int(probs.top1)], float(probs.top1conf)))
+        return out
+
+
+def _iou(a: tuple[float, ...], b: tuple[float, ...]) -> float:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+@dataclass
+class TwoStageDetector:
+    """Detector boxes, classifier faces. The detector may report one card twice
+    under two look-alike faces; those boxes are merged (their confidences add up
+    as evidence that a card is there) before the classifier reads the card."""
+
+    detector: Detector
+    classifier: FaceClassifier
+    top_k: int = 3
+    same_box_iou: float = 0.7
+
+    def detect(self, image: np.ndarray) -> list[Detection]:
+        merged: list[tuple[Detection, float]] = []
+        for d in self.detector.detect(image):
+            for i, (k, conf) in enumerate(merged):
+                if _iou(d.box, k.box) >= self.same_box_iou:
+                    merged[i] = (k, conf + d.confidence)
+                    break
+            else:
+                merged.append((d, d.confidence))
+        merged = merged[:self.top_k]
+        faces = self.classifier.classify([card_crop(image, d.box) for d, _ in merged])
+        out = [Detection(card, float(np.sqrt(min(1.0, conf) * p)), d.box)
+               for (d, conf), (card, p) in zip(merged, faces)]
+        return sorted(out, key=lambda d: -d.confidence)
+
+
+#: With a classifier behind it the detector only has to find the card, so it may
+#: report boxes whose class score is split between look-alikes (kept at 0.05, the
+#: top-card accuracy rises from 97.8% to 99.1% on the held-out set).
+TWO_STAGE_DET_CONF = 0.05
+
+
+def load_reader(model: str | Path | None = None, classifier: str | Path | None = "auto",
+                imgsz: int | None = None) -> Detector:
+    """The leading-card reader: the detector, and behind it the face classifier.
+
+    ``classifier``: "auto" takes the shipped classifier of the detector's backend
+    (none shipped: the detector alone), "none" the detector alone, or a path."""
+    from .detector import DEFAULT_IMGSZ, YoloDetector, find_model
+
+    path = None
+    if classifier not in (None, "none"):
+        path = classifier_for(find_model(model)) if classifier == "auto" else Path(classifier)
+    det = YoloDetector(model, imgsz=imgsz or DEFAULT_IMGSZ, conf=TWO_STAGE_DET_CONF if path else 0.25)
+    if path is None:
+        return det
+    return TwoStageDetector(det, FaceClassifier(path))

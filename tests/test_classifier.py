@@ -1,0 +1,138 @@
+"""Issue 3, second stage: card crops, the face classifier, the two-stage reader."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.rules import Card
+from companion.vision.classifier import (
+    FaceClassifier,
+    TwoStageDetector,
+    classifier_for,
+    load_reader,
+)
+from companion.vision.crops import card_crop, make_crops
+from companion.vision.dataset import DatasetSpec, make_dataset
+from companion.vision.detector import MODELS_DIR, Detection, ModelError, YoloDetector
+from companion.vision.evaluate import _split_images
+from companion.vision.scene import Compositor, SceneConfig
+
+from .test_vision_model import no_network  # noqa: F401  (fixture)
+
+SHIPPED = MODELS_DIR / "taki-cls-yolov8n.pt"
+#: Faces the detector alone mixes up (models/README.md): 1/7, 5/8, 6/9, 3/5.
+LOOK_ALIKES = ["R1", "R7", "B5", "B8", "G6", "G9", "Y3", "Y5", "B1", "G7", "R6", "Y9"]
+
+
+def test_crop_maps_the_box_onto_the_square_and_pads_off_the_frame() -> None:
+    img = np.zeros((200, 300, 3), np.uint8)
+    img[50:150, 100:160] = (0, 0, 255)  # a red card, 60 x 100
+    crop = card_crop(img, (100, 50, 160, 150), margin=0.0, size=96)
+    assert crop.shape == (96, 96, 3)
+    assert (crop[5:-5, 5:-5] == (0, 0, 255)).all()  # the box fills the square
+    wide = card_crop(img, (100, 50, 160, 150), margin=0.25, size=96)
+    assert (wide[48, 2] == 0).all() and (wide[48, 48] == (0, 0, 255)).all()
+    edge = card_crop(img, (260, 150, 340, 250), margin=0.1, size=64)  # half outside the frame
+    assert edge.shape == (64, 64, 3)
+
+
+def test_crops_go_to_the_labelled_face_folder(tmp_path: Path) -> None:
+    data = make_dataset(DatasetSpec(tmp_path / "scenes", {"train": 6}, seed=5, size=160), workers=1)
+    images = _split_images(data, "train")
+    n = make_crops(images, tmp_path / "crops", "train", seed=1, per_image=2)
+    assert n == 12
+    from companion.vision.faces import file_stem
+    from companion.rules.cards import FACES
+
+    for img in images:
+        label = int((tmp_path / "scenes/labels/train" / f"{img.stem}.txt").read_text().split()[0])
+        folder = tmp_path / "crops/train" / file_stem(FACES[label])
+        assert sorted(p.name for p in folder.glob(f"{img.stem}_*.jpg")) == [f"{img.stem}_0.jpg",
+                                                                           f"{img.stem}_1.jpg"]
+        assert cv2.imread(str(folder / f"{img.stem}_0.jpg")).shape == (96, 96, 3)
+    assert len(list((tmp_path / "crops/train").iterdir())) == 57  # every face has its folder
+
+
+class _TwoGuesses:
+    """A detector that sees one card twice, as a 1 and as a 7."""
+
+    def detect(self, image: np.ndarray) -> list[Detection]:
+        return [Detection(Card.from_code("R1"), 0.3, (10, 10, 60, 90)),
+                Detection(Card.from_code("R7"), 0.25, (11, 10, 61, 91)),
+                Detection(Card.from_code("B3"), 0.9, (100, 100, 150, 180))]
+
+
+class _SaysSeven:
+    path = Path("fake")
+
+    def classify(self, crops: list[np.ndarray]) -> list[tuple[Card, float]]:
+        return [(Card.from_code("R7"), 0.98) for _ in crops]
+
+
+def test_two_stage_merges_look_alike_boxes_and_takes_the_classifiers_face() -> None:
+    reader = TwoStageDetector(_TwoGuesses(), _SaysSeven())  # type: ignore[arg-type]
+    dets = reader.detect(np.zeros((200, 200, 3), np.uint8))
+    assert len(dets) == 2  # the two guesses at one card became one
+    assert all(d.card.code == "R7" for d in dets)
+    merged = next(d for d in dets if d.box[0] == 10)
+    assert merged.confidence == pytest.approx(np.sqrt(0.55 * 0.98))
+
+
+def test_missing_or_corrupt_classifier_says_what_is_wrong(tmp_path: Path) -> None:
+    with pytest.raises(ModelError, match="no face classifier"):
+        FaceClassifier(tmp_path / "nothing.pt")
+    bad = tmp_path / "broken.onnx"
+    bad.write_bytes(b"not a model")
+    with pytest.raises(ModelError, match="could not be loaded"):
+        FaceClassifier(bad)
+
+
+@pytest.mark.skipif(not SHIPPED.exists(), reason="no shipped classifier")
+def test_each_backend_finds_its_classifier_and_a_detector_is_no_classifier() -> None:
+    for det, cls in [("taki-yolov8n.pt", "taki-cls-yolov8n.pt"), ("taki-yolov8n.onnx", "taki-cls-yolov8n.onnx"),
+                     ("taki-yolov8n_openvino_model", "taki-cls-yolov8n_openvino_model"),
+                     ("taki-yolov8n_ncnn_model", "taki-cls-yolov8n_ncnn_model")]:
+        assert classifier_for(MODELS_DIR / det) == MODELS_DIR / cls
+    with pytest.raises(ModelError, match="does not classify"):
+        FaceClassifier(MODELS_DIR / "taki-yolov8n.pt")
+    assert isinstance(load_reader(None, "none"), YoloDetector)
+
+
+@pytest.mark.skipif(not SHIPPED.exists(), reason="no shipped classifier")
+@pytest.mark.parametrize("backend", ["pt", "onnx", "_openvino_model", "_ncnn_model"])
+def test_shipped_reader_tells_look_alike_faces_apart(backend: str) -> None:
+    """Generated piles (seeds never used in training) topped by faces the detector alone confuses."""
+    sep = "." if backend in ("pt", "onnx") else ""
+    reader = load_reader(MODELS_DIR / f"taki-yolov8n{sep}{backend}")
+    assert isinstance(reader, TwoStageDetector)
+    comp = Compositor(config=SceneConfig(size=416))
+    right = 0
+    for i, code in enumerate(LOOK_ALIKES):
+        scene = comp.scene(np.random.default_rng([7171, i]), top=Card.from_code(code))
+        dets = reader.detect(scene.image)
+        right += bool(dets) and dets[0].card.code == code
+    assert right >= len(LOOK_ALIKES) - 1, f"{right}/{len(LOOK_ALIKES)} look-alike top cards read"
+
+
+@pytest.mark.slow
+def test_tiny_classifier_trains_offline_and_loads_in_every_backend(tmp_path: Path, no_network: None) -> None:  # noqa: F811
+    from companion.vision.export import export_all
+    from companion.vision.training import ClassifierSpec, train_classifier
+
+    data = make_dataset(DatasetSpec(tmp_path / "scenes", {"train": 12, "val": 6}, seed=4, size=128), workers=1)
+    for split in ("train", "val"):
+        make_crops(_split_images(data, split), tmp_path / "crops", split, seed=2, per_image=1)
+    best = train_classifier(ClassifierSpec(tmp_path / "crops", tmp_path / "runs" / "cls", epochs=1, imgsz=32,
+                                           batch=8, workers=0))
+    assert best.exists()
+    made = export_all(best, tmp_path / "models", imgsz=32, name="tiny-cls")
+    crop = card_crop(Compositor(config=SceneConfig(size=128)).scene(0).image, (20, 20, 100, 110))
+    for backend, path in made.items():
+        cls = FaceClassifier(path, imgsz=32)
+        assert cls.backend == backend
+        [(card, p)] = cls.classify([crop])  # an untrained guess, but well-formed
+        assert isinstance(card, Card) and 0.0 <= p <= 1.0
