@@ -40,7 +40,41 @@ class SourceError(RuntimeError):
     """A source that cannot be opened at all (bad path, no such device)."""
 
 
-class CameraSource:
+class _Reconnecting:
+    """What both cameras share: status changes kept as timed events, and a lost
+    device re-opened every ``retry_s`` seconds (``_dev`` is None while lost)."""
+
+    status: str
+    events: list[tuple[float, str]]
+    clock: Callable[[], float]
+    retry_s: float
+    _t0: float
+    _next_try: float
+    _dev: object | None
+
+    def _open(self) -> None: ...
+
+    def close(self) -> None: ...
+
+    def _set(self, status: str) -> None:
+        if status != self.status:
+            self.status = status
+            self.events.append((self.clock() - self._t0, status))
+
+    def _connected(self, now: float) -> bool:
+        """Whether a device is open, re-opening it first when a retry is due."""
+        if self._dev is None and now >= self._next_try:
+            self._next_try = now + self.retry_s
+            self._open()
+        return self._dev is not None
+
+    def _lost(self, now: float) -> None:
+        self.close()
+        self._next_try = now + self.retry_s
+        self._set("lost")
+
+
+class CameraSource(_Reconnecting):
     """OpenCV VideoCapture on a device index or path, reconnecting when unplugged."""
 
     def __init__(self, device: int | str = 0, width: int | None = None, height: int | None = None,
@@ -54,52 +88,40 @@ class CameraSource:
         self.events: list[tuple[float, str]] = []  # (t, "lost" | "ok"), for the screen and log
         self._t0 = clock()
         self._index = 0
-        self._cap: cv2.VideoCapture | None = None
+        self._dev: cv2.VideoCapture | None = None
         self._next_try = 0.0
         self._open()
-        if self._cap is None:
+        if self._dev is None:
             raise SourceError(f"no camera at {device!r}")
 
     def _open(self) -> None:
         cap = self.opener(self.device)
         if cap is None or not cap.isOpened():
-            self._cap = None
+            self._dev = None
             return
         for prop, value in ((cv2.CAP_PROP_FRAME_WIDTH, self.width), (cv2.CAP_PROP_FRAME_HEIGHT, self.height),
                             (cv2.CAP_PROP_FPS, self.fps)):
             if value:
                 cap.set(prop, value)
-        self._cap = cap
+        self._dev = cap
         self._set("ok")
-
-    def _set(self, status: str) -> None:
-        if status != self.status:
-            self.status = status
-            self.events.append((self.clock() - self._t0, status))
 
     def read(self) -> Frame | None:
         now = self.clock()
-        if self._cap is None:
-            if now < self._next_try:
-                return None
-            self._next_try = now + self.retry_s
-            self._open()
-            if self._cap is None:
-                return None
-        ok, img = self._cap.read()
+        if not self._connected(now):
+            return None
+        assert self._dev is not None
+        ok, img = self._dev.read()
         if not ok or img is None:
-            self._cap.release()
-            self._cap = None
-            self._next_try = now + self.retry_s
-            self._set("lost")
+            self._lost(now)
             return None
         self._index += 1
         return Frame(img, now - self._t0, self._index - 1)
 
     def close(self) -> None:
-        if self._cap is not None:
-            self._cap.release()
-            self._cap = None
+        if self._dev is not None:
+            self._dev.release()
+            self._dev = None
 
 
 class VideoFileSource:
@@ -164,7 +186,7 @@ class ImageFolderSource:
         pass
 
 
-class PiCameraSource:
+class PiCameraSource(_Reconnecting):
     """The Raspberry Pi camera through picamera2, when it is installed.
 
     Like :class:`CameraSource`, a camera that stops delivering (ribbon cable
@@ -181,9 +203,9 @@ class PiCameraSource:
         self.name, self.status = "pi camera", "lost"
         self.events: list[tuple[float, str]] = []
         self._t0, self._i, self._next_try = clock(), 0, 0.0
-        self._cam = None
+        self._dev = None
         self._open()
-        if self._cam is None:
+        if self._dev is None:
             raise SourceError("the Pi camera did not start (is it connected and enabled?)")
 
     def _open(self) -> None:
@@ -194,37 +216,25 @@ class PiCameraSource:
                 main={"size": (self.width, self.height), "format": "RGB888"}))
             cam.start()
         except Exception:
-            self._cam = None
+            self._dev = None
             return
-        self._cam = cam
+        self._dev = cam
         self._set("ok")
-
-    def _set(self, status: str) -> None:
-        if status != self.status:
-            self.status = status
-            self.events.append((self.clock() - self._t0, status))
 
     def read(self) -> Frame | None:
         now = self.clock()
-        if self._cam is None:
-            if now < self._next_try:
-                return None
-            self._next_try = now + self.retry_s
-            self._open()
-            if self._cam is None:
-                return None
+        if not self._connected(now):
+            return None
         try:
-            img = self._cam.capture_array()
+            img = self._dev.capture_array()  # type: ignore[union-attr]
         except Exception:
-            self.close()
-            self._next_try = now + self.retry_s
-            self._set("lost")
+            self._lost(now)
             return None
         self._i += 1
         return Frame(img, now - self._t0, self._i - 1)
 
     def close(self) -> None:
-        cam, self._cam = self._cam, None
+        cam, self._dev = self._dev, None
         if cam is not None:
             try:
                 cam.stop()
