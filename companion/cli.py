@@ -83,10 +83,10 @@ def _crops(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from .vision.crops import make_crops
-    from .vision.evaluate import _split_images
+    from .vision.evaluate import split_images
 
     for i, split in enumerate(args.splits):
-        images = _split_images(Path(args.data), split)
+        images = split_images(Path(args.data), split)
         n = make_crops(images, Path(args.out), split, seed=args.seed + i,
                        per_image=args.per_image if split == "train" else 1)
         print(f"{split}: {n} crops from {len(images)} scenes into {args.out}")

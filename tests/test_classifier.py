@@ -18,7 +18,7 @@ from companion.vision.classifier import (
 from companion.vision.crops import card_crop, make_crops
 from companion.vision.dataset import DatasetSpec, make_dataset
 from companion.vision.detector import MODELS_DIR, Detection, ModelError, YoloDetector
-from companion.vision.evaluate import _split_images
+from companion.vision.evaluate import split_images
 from companion.vision.scene import Compositor, SceneConfig
 
 from .test_vision_model import no_network  # noqa: F401  (fixture)
@@ -42,11 +42,11 @@ def test_crop_maps_the_box_onto_the_square_and_pads_off_the_frame() -> None:
 
 def test_crops_go_to_the_labelled_face_folder(tmp_path: Path) -> None:
     data = make_dataset(DatasetSpec(tmp_path / "scenes", {"train": 6}, seed=5, size=160), workers=1)
-    images = _split_images(data, "train")
+    images = split_images(data, "train")
     n = make_crops(images, tmp_path / "crops", "train", seed=1, per_image=2)
     assert n == 12
-    from companion.vision.faces import file_stem
     from companion.rules.cards import FACES
+    from companion.vision.faces import file_stem
 
     for img in images:
         label = int((tmp_path / "scenes/labels/train" / f"{img.stem}.txt").read_text().split()[0])
@@ -125,7 +125,7 @@ def test_tiny_classifier_trains_offline_and_loads_in_every_backend(tmp_path: Pat
 
     data = make_dataset(DatasetSpec(tmp_path / "scenes", {"train": 12, "val": 6}, seed=4, size=128), workers=1)
     for split in ("train", "val"):
-        make_crops(_split_images(data, split), tmp_path / "crops", split, seed=2, per_image=1)
+        make_crops(split_images(data, split), tmp_path / "crops", split, seed=2, per_image=1)
     best = train_classifier(ClassifierSpec(tmp_path / "crops", tmp_path / "runs" / "cls", epochs=1, imgsz=32,
                                            batch=8, workers=0))
     assert best.exists()

@@ -14,8 +14,9 @@ import numpy as np
 
 from ..rules.cards import FACES, Card
 from .crops import card_crop
-from .detector import MODELS_DIR, Detection, Detector, ModelError, backend_of
+from .detector import MODELS_DIR, Detection, Detector, ModelError, backend_of, find_model
 from .faces import file_stem
+from .tracker import iou
 
 DEFAULT_CLASSIFIER = "taki-cls-yolov8n.pt"
 CLS_IMGSZ = 64  # the shipped classifier's training size (see models/README.md)
@@ -33,11 +34,7 @@ class FaceClassifier:
     def __init__(self, model: str | Path, imgsz: int = CLS_IMGSZ) -> None:
         from .yolo_env import YOLO
 
-        self.path = Path(model)
-        if not self.path.exists() and (MODELS_DIR / self.path).exists():
-            self.path = MODELS_DIR / self.path
-        if not self.path.exists():
-            raise ModelError(f"no face classifier at {model} (nor in {MODELS_DIR})")
+        self.path = find_model(model, "face classifier", DEFAULT_CLASSIFIER, "train-classifier")
         self.backend = backend_of(self.path)
         self.imgsz = imgsz
         try:
@@ -62,14 +59,6 @@ class FaceClassifier:
         return out
 
 
-def _iou(a: tuple[float, ...], b: tuple[float, ...]) -> float:
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ix * iy
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union > 0 else 0.0
-
-
 @dataclass
 class TwoStageDetector:
     """Detector boxes, classifier faces. The detector may report one card twice
@@ -85,7 +74,7 @@ class TwoStageDetector:
         merged: list[tuple[Detection, float]] = []
         for d in self.detector.detect(image):
             for i, (k, conf) in enumerate(merged):
-                if _iou(d.box, k.box) >= self.same_box_iou:
+                if iou(d.box, k.box) >= self.same_box_iou:
                     merged[i] = (k, conf + d.confidence)
                     break
             else:
@@ -109,7 +98,7 @@ def load_reader(model: str | Path | None = None, classifier: str | Path | None =
 
     ``classifier``: "auto" takes the shipped classifier of the detector's backend
     (none shipped: the detector alone), "none" the detector alone, or a path."""
-    from .detector import DEFAULT_IMGSZ, YoloDetector, find_model
+    from .detector import DEFAULT_IMGSZ, YoloDetector
 
     path = None
     if classifier not in (None, "none"):

@@ -53,15 +53,16 @@ def backend_of(path: Path) -> str:
     raise ModelError(f"{path}: unknown model type (use .pt, .onnx, *_openvino_model or *_ncnn_model)")
 
 
-def find_model(name: str | Path | None = None) -> Path:
+def find_model(name: str | Path | None = None, what: str = "detector model",
+               default: str = DEFAULT_MODEL, train: str = "train") -> Path:
     """A model path as given, or under models/; the default is the shipped one."""
-    p = Path(name or DEFAULT_MODEL)
+    p = Path(name or default)
     if p.exists():
         return p
     if (MODELS_DIR / p).exists():
         return MODELS_DIR / p
-    raise ModelError(f"no detector model at {p} (nor in {MODELS_DIR}); train one with "
-                     "`taki-companion train` or reinstall the package")
+    raise ModelError(f"no {what} at {p} (nor in {MODELS_DIR}); train one with "
+                     f"`taki-companion {train}` or reinstall the package")
 
 
 class YoloDetector:

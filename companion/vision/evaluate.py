@@ -42,7 +42,7 @@ class EvalResult:
         return "\n".join(lines)
 
 
-def _split_images(data: Path, split: str) -> list[Path]:
+def split_images(data: Path, split: str) -> list[Path]:
     cfg = yaml.safe_load(data.read_text())
     root = Path(cfg.get("path", data.parent))
     folder = root / cfg[split]
@@ -85,7 +85,7 @@ def evaluate(model: str | Path | None, data: Path, split: str = "test", imgsz: i
     box = metrics.box
     per_class = {FACES[int(c)].code: float(m) for c, m in zip(box.ap_class_index, box.maps[box.ap_class_index])} \
         if hasattr(box, "ap_class_index") else {}
-    images = _split_images(data, split)
+    images = split_images(data, split)
     n = len(images)
     reader = load_reader(model, classifier, imgsz=imgsz)
     right, missed, confused = _top_card(reader, images)
