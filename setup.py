@@ -14,10 +14,16 @@ from setuptools import setup
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
+#: Commands that only write metadata or sources: no need to run mypyc for them
+#: (pip calls egg_info and dist_info before every build, editable or not).
+_NO_BUILD = {"egg_info", "dist_info", "sdist"}
+
+
 def ext_modules() -> list:
     want = os.environ.get("TAKI_MYPYC")
-    editable = any("editable" in arg or arg == "develop" for arg in sys.argv)
-    if want == "0" or (want is None and editable):
+    command = sys.argv[1] if len(sys.argv) > 1 else ""
+    editable = command in ("editable_wheel", "develop")
+    if want == "0" or command in _NO_BUILD or (want is None and editable):
         return []
     from mypyc.build import mypycify
 
