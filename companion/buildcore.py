@@ -20,7 +20,8 @@ COMPILED = ("cards", "state", "rulings", "events", "options", "engine", "selfpla
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def sources(root: Path = ROOT) -> list[str]:
+def sources() -> list[str]:
+    """The compiled modules, relative to the project root (as mypyc wants them)."""
     return [f"companion/rules/{name}.py" for name in COMPILED]
 
 
