@@ -17,7 +17,7 @@ import numpy as np
 
 from companion.vision.classifier import load_reader
 from companion.vision.detector import MODELS_DIR, ModelError, YoloDetector
-from companion.vision.scene import Compositor, SceneConfig
+from companion.synth.scene import Compositor, SceneConfig
 
 
 def main() -> None:

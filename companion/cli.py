@@ -32,7 +32,7 @@ def _selfplay(args: argparse.Namespace) -> int:
 def _dataset(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from .vision.dataset import DatasetSpec, make_dataset
+    from .synth.dataset import DatasetSpec, make_dataset
 
     counts = {k: v for k, v in (("train", args.train), ("val", args.val), ("test", args.test)) if v}
     if not counts:
@@ -47,7 +47,7 @@ def _dataset(args: argparse.Namespace) -> int:
 def _faces(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from .vision.faces import export_faces, export_pdf
+    from .synth.faces import export_faces, export_pdf
 
     out = Path(args.out)
     print(f"{len(export_faces(out))} faces in {out}")
@@ -58,7 +58,7 @@ def _faces(args: argparse.Namespace) -> int:
 def _enrol(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from .vision.enrol import enrol
+    from .training.enrol import enrol
 
     report = enrol(Path(args.src), Path(args.out))
     print(f"{len(report.enrolled)} faces enrolled into {args.out}")
@@ -70,7 +70,7 @@ def _enrol(args: argparse.Namespace) -> int:
 def _train(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from .vision.training import TrainSpec, train
+    from .training.train import TrainSpec, train
 
     spec = TrainSpec(Path(args.data), Path(args.run), arch=args.arch, epochs=args.epochs, imgsz=args.imgsz,
                      batch=args.batch, hours=args.hours, device=args.device, workers=args.workers,
@@ -82,8 +82,8 @@ def _train(args: argparse.Namespace) -> int:
 def _crops(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from .vision.crops import make_crops
-    from .vision.evaluate import split_images
+    from .synth.crops import make_crops
+    from .training.evaluate import split_images
 
     for i, split in enumerate(args.splits):
         images = split_images(Path(args.data), split)
@@ -96,7 +96,7 @@ def _crops(args: argparse.Namespace) -> int:
 def _train_classifier(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from .vision.training import ClassifierSpec, train_classifier
+    from .training.train import ClassifierSpec, train_classifier
 
     spec = ClassifierSpec(Path(args.data), Path(args.run), epochs=args.epochs, imgsz=args.imgsz,
                           batch=args.batch, device=args.device, workers=args.workers)
@@ -185,7 +185,7 @@ def _eval(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from .vision.detector import ModelError
-    from .vision.evaluate import evaluate
+    from .training.evaluate import evaluate
 
     try:
         result = evaluate(args.model, Path(args.data), args.split, args.imgsz, classifier=args.classifier)
@@ -201,7 +201,7 @@ def _eval(args: argparse.Namespace) -> int:
 def _export(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from .vision.export import export_all
+    from .training.export import export_all
 
     for fmt, path in export_all(Path(args.weights), Path(args.out), args.imgsz).items():
         print(f"{fmt:9s} {path}")
@@ -209,9 +209,9 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _track_eval(args: argparse.Namespace) -> int:
-    from .vision.scene import Compositor, SceneConfig
-    from .vision.track_eval import OracleDetector, evaluate
-    from .vision.video import synth_video
+    from .synth.scene import Compositor, SceneConfig
+    from .training.track_eval import OracleDetector, evaluate
+    from .synth.video import synth_video
 
     comp = Compositor(config=SceneConfig(size=args.size, photometric=False))
     videos = [synth_video(args.seed + i, plays=args.plays, size=args.size, compositor=comp)

@@ -15,11 +15,12 @@ from companion.vision.classifier import (
     classifier_for,
     load_reader,
 )
-from companion.vision.crops import card_crop, make_crops
-from companion.vision.dataset import DatasetSpec, make_dataset
+from companion.vision.crops import card_crop
+from companion.synth.crops import make_crops
+from companion.synth.dataset import DatasetSpec, make_dataset
 from companion.vision.detector import MODELS_DIR, Detection, ModelError, YoloDetector
-from companion.vision.evaluate import split_images
-from companion.vision.scene import Compositor, SceneConfig
+from companion.training.evaluate import split_images
+from companion.synth.scene import Compositor, SceneConfig
 
 from .test_vision_model import no_network  # noqa: F401  (fixture)
 
@@ -46,7 +47,7 @@ def test_crops_go_to_the_labelled_face_folder(tmp_path: Path) -> None:
     n = make_crops(images, tmp_path / "crops", "train", seed=1, per_image=2)
     assert n == 12
     from companion.rules.cards import FACES
-    from companion.vision.faces import file_stem
+    from companion.rules.cards import file_stem
 
     for img in images:
         label = int((tmp_path / "scenes/labels/train" / f"{img.stem}.txt").read_text().split()[0])
@@ -120,8 +121,8 @@ def test_shipped_reader_tells_look_alike_faces_apart(backend: str) -> None:
 
 @pytest.mark.slow
 def test_tiny_classifier_trains_offline_and_loads_in_every_backend(tmp_path: Path, no_network: None) -> None:  # noqa: F811
-    from companion.vision.export import export_all
-    from companion.vision.training import ClassifierSpec, train_classifier
+    from companion.training.export import export_all
+    from companion.training.train import ClassifierSpec, train_classifier
 
     data = make_dataset(DatasetSpec(tmp_path / "scenes", {"train": 12, "val": 6}, seed=4, size=128), workers=1)
     for split in ("train", "val"):

@@ -7,10 +7,10 @@ import pytest
 
 from companion.rules import Card
 from companion.vision.detector import Detection
-from companion.vision.scene import Compositor, SceneConfig
-from companion.vision.track_eval import OracleDetector, evaluate, score_video
+from companion.synth.scene import Compositor, SceneConfig
+from companion.training.track_eval import OracleDetector, evaluate, score_video
 from companion.vision.tracker import LeadingCardTracker, TrackKind
-from companion.vision.video import synth_video
+from companion.synth.video import synth_video
 
 BOX = (100.0, 100.0, 180.0, 210.0)
 

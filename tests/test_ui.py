@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 from companion.rules import FACES, Card
-from companion.vision.faces import render_face
-from companion.vision.scene import Compositor, SceneConfig
-from companion.vision.video import synth_video
+from companion.synth.faces import render_face
+from companion.synth.scene import Compositor, SceneConfig
+from companion.synth.video import synth_video
 
 ROOT = Path(__file__).resolve().parent.parent
 needs_x = pytest.mark.skipif(shutil.which("xvfb-run") is None, reason="xvfb is installed by .ci/run")

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from companion.rules import FACES, Card
-from companion.vision.dataset import DatasetSpec, load_faces, make_dataset
-from companion.vision.enrol import enrol, find_card, warp_card
-from companion.vision.faces import CARD_H, CARD_W, export_faces, export_pdf, render_face
-from companion.vision.scene import Compositor, SceneConfig
+from companion.synth.dataset import DatasetSpec, load_faces, make_dataset
+from companion.training.enrol import enrol, find_card, warp_card
+from companion.synth.faces import CARD_H, CARD_W, export_faces, export_pdf, render_face
+from companion.synth.scene import Compositor, SceneConfig
 
 
 @pytest.fixture(scope="module")
@@ -151,7 +151,7 @@ def test_augmentations_import_without_asking_the_network(monkeypatch) -> None:  
             "def refuse(*a, **k): raise SystemExit('network access attempted')\n"
             "socket.create_connection = refuse\n"
             "socket.socket.connect = refuse\n"
-            "from companion.vision.scene import _photometric\n"
+            "from companion.synth.scene import _photometric\n"
             "_photometric(0)\n"
             "import time; time.sleep(1.5)\n")  # the check runs on a thread
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from companion.rules import Card
-from companion.vision.dataset import DatasetSpec, make_dataset
+from companion.synth.dataset import DatasetSpec, make_dataset
 from companion.vision.detector import MODELS_DIR, ModelError, YoloDetector, backend_of, find_model
-from companion.vision.scene import Compositor, SceneConfig
+from companion.synth.scene import Compositor, SceneConfig
 
 SHIPPED = MODELS_DIR / "taki-yolov8n.pt"
 
@@ -34,8 +34,8 @@ def no_network(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
 
 @pytest.mark.slow
 def test_tiny_dataset_trains_offline_and_loads_in_every_backend(tmp_path: Path, no_network: None) -> None:
-    from companion.vision.export import export_all
-    from companion.vision.training import TrainSpec, train
+    from companion.training.export import export_all
+    from companion.training.train import TrainSpec, train
 
     data = make_dataset(DatasetSpec(tmp_path / "data", {"train": 16, "val": 8}, seed=3, size=96), workers=1)
     best = train(TrainSpec(data, tmp_path / "runs" / "tiny", epochs=1, imgsz=64, batch=8, workers=0,

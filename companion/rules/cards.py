@@ -181,3 +181,9 @@ def copies(card: Card) -> int:
 def full_deck() -> tuple[Card, ...]:
     """All 116 cards in face order (R-DECK-4); shuffling is the caller's job."""
     return tuple(card for card in FACES for _ in range(copies(card)))
+
+
+def file_stem(card: Card) -> str:
+    """The face's code as a file or folder name (``+`` spelt ``plus``): face
+    images, classifier classes and deck profiles are all named by it."""
+    return card.code.replace("+", "plus")

@@ -294,7 +294,7 @@ class TakiApp(App):
 
     def face_texture(self, card: Card) -> Texture:
         if card not in self._faces:
-            from ..vision.faces import render_face
+            from ..synth.faces import render_face
 
             self._faces[card] = to_texture(render_face(card, 248, 346))
         return self._faces[card]

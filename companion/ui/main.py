@@ -56,7 +56,7 @@ class Controller:
         return VoiceWorker(speaker)
 
     def _source(self):  # type: ignore[no-untyped-def]
-        from ..vision.demo import DEMO_VIDEO
+        from ..synth.demo import DEMO_VIDEO
         from ..vision.sources import CameraSource, SourceError, VideoFileSource
 
         a = self.args
@@ -85,7 +85,7 @@ class Controller:
         from ..vision.detector import ModelError
 
         if self.args.model == "truth":  # a synthesised video's ground truth stands in for the model
-            from ..vision.track_eval import OracleDetector
+            from ..training.track_eval import OracleDetector
 
             if not self.args.video:
                 raise SystemExit("--model truth needs --video of a synthesised clip (with its .json)")
@@ -148,7 +148,7 @@ class Controller:
             print(self.journal_error)
             self.journal = None
         if self.demo:
-            from ..vision.demo import load_script
+            from ..synth.demo import load_script
 
             script = load_script()
             ref = Referee.start(script.names, script.first, script.rules, journal=self.journal)

@@ -12,10 +12,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..rules.cards import FACES, Card
+from ..rules.cards import FACES, Card, file_stem
 from .crops import card_crop
 from .detector import MODELS_DIR, Detection, Detector, ModelError, backend_of, find_model
-from .faces import file_stem
 from .tracker import iou
 
 DEFAULT_CLASSIFIER = "taki-cls-yolov8n.pt"

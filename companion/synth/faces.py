@@ -14,7 +14,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from ..rules.cards import FACES, Card, Color, Kind
+from ..rules.cards import FACES, Card, Color, Kind, file_stem
 
 DPI = 300
 CARD_MM = (63.0, 88.0)  # a standard playing card
@@ -206,10 +206,6 @@ def export_faces(out_dir: Path, w: int = CARD_W, h: int = CARD_H) -> list[Path]:
         cv2.imwrite(str(p), img)
         paths.append(p)
     return paths
-
-
-def file_stem(card: Card) -> str:
-    return card.code.replace("+", "plus")
 
 
 def export_pdf(path: Path, w: int = CARD_W, h: int = CARD_H) -> int:

@@ -1,6 +1,6 @@
 """Writes models/README.md from an eval JSON, a speed benchmark's output and the runs' args.
 
-    python -m companion.vision.modelcard --eval eval.json --speed speed.txt --run runs/taki \
+    python -m companion.training.modelcard --eval eval.json --speed speed.txt --run runs/taki \
         --cls-run runs/taki-cls
 """
 
@@ -48,7 +48,7 @@ def card(eval_json: Path, speed: Path, run: Path, history: str, cls_run: Path | 
         "",
         "## Data",
         "",
-        "Synthetic only (no photos of TAKI cards exist to train on): `companion.vision.scene`",
+        "Synthetic only (no photos of TAKI cards exist to train on): `companion.synth.scene`",
         "composites rendered faces onto procedural and photographic backgrounds with older",
         "cards underneath, hands, perspective, colour temperature, shadow, glare, blur, noise",
         "and JPEG (albumentations). Train 4,000 and val 400 images at 416 px (seed 1); test",

@@ -15,9 +15,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from ..rules.cards import Card, CardParseError
-from .faces import CARD_H, CARD_W, card_mask, file_stem
-from .sources import IMAGE_SUFFIXES, VIDEO_SUFFIXES
+from ..rules.cards import Card, CardParseError, file_stem
+from ..synth.faces import CARD_H, CARD_W, card_mask
+from ..vision.sources import IMAGE_SUFFIXES, VIDEO_SUFFIXES
 
 
 def order_corners(pts: np.ndarray) -> np.ndarray:

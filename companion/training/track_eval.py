@@ -17,9 +17,9 @@ from pathlib import Path
 import numpy as np
 
 from ..rules.cards import Card
-from .detector import Detection, Detector, RoiDetector
-from .tracker import LeadingCardTracker, TrackerConfig, TrackKind
-from .video import SynthVideo, TrueFrame
+from ..vision.detector import Detection, Detector, RoiDetector
+from ..vision.tracker import LeadingCardTracker, TrackerConfig, TrackKind
+from ..synth.video import SynthVideo, TrueFrame
 
 
 class OracleDetector:

@@ -15,7 +15,7 @@ import cv2
 import yaml
 
 from ..rules.cards import FACES
-from .detector import Detector, YoloDetector
+from ..vision.detector import Detector, YoloDetector
 
 
 @dataclass
@@ -77,7 +77,7 @@ def _top_card(reader: Detector, images: list[Path]) -> tuple[int, int, Counter[t
 
 def evaluate(model: str | Path | None, data: Path, split: str = "test", imgsz: int = 192,
              conf: float = 0.25, classifier: str | Path | None = "auto") -> EvalResult:
-    from .classifier import TwoStageDetector, load_reader
+    from ..vision.classifier import TwoStageDetector, load_reader
 
     det = YoloDetector(model, imgsz=imgsz, conf=conf)
     metrics = det.model.val(data=str(data), split=split, imgsz=imgsz, batch=16, plots=False,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from .yolo_env import YOLO
+from ..vision.yolo_env import YOLO
 
 FORMATS = ("onnx", "openvino", "ncnn")
 

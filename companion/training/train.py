@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from .yolo_env import YOLO
+from ..vision.yolo_env import YOLO
 
 
 @dataclass(frozen=True, slots=True)

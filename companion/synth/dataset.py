@@ -51,7 +51,7 @@ def write_data_yaml(out: Path, splits: list[str]) -> Path:
 
 def load_faces(folder: Path) -> dict[Card, np.ndarray]:
     """Faces from ``folder/<stem>.png`` (see faces.file_stem); missing faces are left out."""
-    from .faces import file_stem
+    from ..rules.cards import file_stem
 
     out = {}
     for card in FACES:

@@ -1,0 +1,52 @@
+"""Training crops for the face classifier: jittered cuts of the labelled top
+card of generated scenes, with the same cut the reader makes at run time
+(:func:`companion.vision.crops.card_crop`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from ..rules.cards import FACES, file_stem
+from ..vision.crops import CROP_SIZE, card_crop
+
+
+def _yolo_boxes(label: Path, width: int, height: int) -> list[tuple[int, tuple[float, float, float, float]]]:
+    out = []
+    for line in label.read_text().splitlines():
+        parts = line.split()
+        if len(parts) != 5:
+            continue
+        c, x, y, w, h = int(parts[0]), *map(float, parts[1:])
+        out.append((c, ((x - w / 2) * width, (y - h / 2) * height, (x + w / 2) * width, (y + h / 2) * height)))
+    return out
+
+
+def make_crops(scenes: list[Path], out: Path, split: str, seed: int, per_image: int = 2,
+               size: int = CROP_SIZE) -> int:
+    """Write ``out/<split>/<face stem>/*.jpg`` (ultralytics' classification layout)
+    from YOLO-labelled scene images: ``per_image`` jittered crops of each labelled
+    top card. Returns the number written."""
+    rng = np.random.default_rng(seed)
+    for card in FACES:
+        (out / split / file_stem(card)).mkdir(parents=True, exist_ok=True)
+    n = 0
+    for img_path in scenes:
+        label = Path(str(img_path).replace("/images/", "/labels/")).with_suffix(".txt")
+        if not label.exists():
+            continue
+        image = cv2.imread(str(img_path))
+        if image is None:
+            continue
+        for c, box in _yolo_boxes(label, image.shape[1], image.shape[0]):
+            for k in range(per_image):
+                # Detector boxes are off by a few percent of the card: jitter margin and centre.
+                margin = float(rng.uniform(-0.02, 0.14))
+                shift = (float(rng.normal(0, 0.03)), float(rng.normal(0, 0.03)))
+                crop = card_crop(image, box, margin, size, shift)
+                cv2.imwrite(str(out / split / file_stem(FACES[c]) / f"{img_path.stem}_{k}.jpg"), crop,
+                            [cv2.IMWRITE_JPEG_QUALITY, 95])
+                n += 1
+    return n
