@@ -28,7 +28,7 @@ def main() -> None:
     import torch
 
     torch.set_num_threads(2)
-    comp = Compositor(config=SceneConfig(size=320))
+    comp = Compositor(config=SceneConfig.varied(320))
     frames = [comp.scene(90_000 + i).image for i in range(args.frames)]
     candidates = [("pytorch", "taki-yolov8n.pt"), ("onnx", "taki-yolov8n.onnx"),
                   ("openvino", "taki-yolov8n_openvino_model"), ("ncnn", "taki-yolov8n_ncnn_model")]

@@ -39,7 +39,7 @@ def _dataset(args: argparse.Namespace) -> int:
         print("nothing to make: give --train, --val and/or --test counts", file=sys.stderr)
         return 2
     spec = DatasetSpec(Path(args.out), counts, args.seed, args.size,
-                       Path(args.faces) if args.faces else None)
+                       Path(args.faces) if args.faces else None, styles=args.styles)
     print(make_dataset(spec, workers=args.workers))
     return 0
 
@@ -47,11 +47,18 @@ def _dataset(args: argparse.Namespace) -> int:
 def _faces(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    import numpy as np
+
     from .synth.faces import export_faces, export_pdf
+    from .synth.styles import PUBLISHED, sample_style
 
     out = Path(args.out)
-    print(f"{len(export_faces(out))} faces in {out}")
-    print(f"{export_pdf(out / 'taki-deck.pdf')} pages in {out / 'taki-deck.pdf'}")
+    rng = np.random.default_rng(args.seed)
+    style = {"published": PUBLISHED, "classic": None, "random": None, "held-out": None}[args.style]
+    if args.style in ("random", "held-out"):
+        style = sample_style(rng, held_out=args.style == "held-out")
+    print(f"{len(export_faces(out, style=style))} faces in {out} ({args.style} style)")
+    print(f"{export_pdf(out / 'taki-deck.pdf', style=style)} pages in {out / 'taki-deck.pdf'}")
     return 0
 
 
@@ -74,7 +81,7 @@ def _train(args: argparse.Namespace) -> int:
 
     spec = TrainSpec(Path(args.data), Path(args.run), arch=args.arch, epochs=args.epochs, imgsz=args.imgsz,
                      batch=args.batch, hours=args.hours, device=args.device, workers=args.workers,
-                     lr0=args.lr0, warmup_epochs=args.warmup)
+                     lr0=args.lr0, warmup_epochs=args.warmup, single_cls=args.single_cls)
     print(train(spec))
     return 0
 
@@ -82,9 +89,18 @@ def _train(args: argparse.Namespace) -> int:
 def _crops(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from .synth.crops import make_crops
+    from .synth.crops import make_crops, make_scene_crops
+    from .synth.scene import SceneConfig
     from .training.evaluate import split_images
 
+    if args.scenes:
+        n = make_scene_crops(Path(args.out), args.splits[0], args.scenes, args.seed,
+                             SceneConfig.varied(args.size, args.styles), args.per_image, args.workers)
+        print(f"{args.splits[0]}: {n} crops from {args.scenes} new {args.styles}-style scenes into {args.out}")
+        return 0
+    if not args.data:
+        print("give --data D/data.yaml (crops of a dataset's scenes) or --scenes N (new scenes)", file=sys.stderr)
+        return 2
     for i, split in enumerate(args.splits):
         images = split_images(Path(args.data), split)
         n = make_crops(images, Path(args.out), split, seed=args.seed + i,
@@ -99,7 +115,7 @@ def _train_classifier(args: argparse.Namespace) -> int:
     from .training.train import ClassifierSpec, train_classifier
 
     spec = ClassifierSpec(Path(args.data), Path(args.run), epochs=args.epochs, imgsz=args.imgsz,
-                          batch=args.batch, device=args.device, workers=args.workers)
+                          batch=args.batch, device=args.device, workers=args.workers, hours=args.hours)
     print(train_classifier(spec))
     return 0
 
@@ -230,6 +246,9 @@ def _track_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+STYLE_MODES = ("random", "held-out", "published", "classic")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="taki-companion",
@@ -254,10 +273,18 @@ def build_parser() -> argparse.ArgumentParser:
     dp.add_argument("--size", type=int, default=416)
     dp.add_argument("--faces", help="folder of enrolled face PNGs to use instead of rendered faces")
     dp.add_argument("--workers", type=int, default=2)
+    dp.add_argument("--styles", choices=STYLE_MODES, default="random",
+                    help="face styles: a new random look per scene (default; never the held-out glyph family), "
+                         "held-out (the published block style in the held-out family only), published, "
+                         "or classic (the first renderer, one look, plain tables)")
     dp.set_defaults(func=_dataset)
 
     fp = sub.add_parser("faces", help="render the 57 faces as PNGs and a printable PDF deck")
     fp.add_argument("--out", default="deck")
+    fp.add_argument("--style", choices=STYLE_MODES, default="published",
+                    help="the published deck's look (default), the classic first renderer, "
+                         "or one random look (--seed) / one in the held-out glyph family")
+    fp.add_argument("--seed", type=int, default=0)
     fp.set_defaults(func=_faces)
 
     ep = sub.add_parser("enrol", help="learn a physical deck from photos or clips of each face")
@@ -277,10 +304,17 @@ def build_parser() -> argparse.ArgumentParser:
     tp.add_argument("--warmup", type=float, default=1.0, help="warm-up epochs")
     tp.add_argument("--device", default="cpu")
     tp.add_argument("--workers", type=int, default=2)
+    tp.add_argument("--single-cls", action="store_true",
+                    help="one class, the card: a face-agnostic finder for the two-stage reader")
     tp.set_defaults(func=_train)
 
     cp = sub.add_parser("crops", help="cut top-card crops from generated scenes, for the face classifier")
-    cp.add_argument("--data", required=True, help="data.yaml of a generated dataset")
+    cp.add_argument("--data", help="data.yaml of a generated dataset")
+    cp.add_argument("--scenes", type=int, default=0,
+                    help="instead of --data: make this many new scenes in memory and cut their top cards")
+    cp.add_argument("--styles", choices=STYLE_MODES, default="random", help="face styles of --scenes")
+    cp.add_argument("--size", type=int, default=416, help="scene size of --scenes")
+    cp.add_argument("--workers", type=int, default=2)
     cp.add_argument("--splits", nargs="+", default=["train", "val"], choices=["train", "val"])
     cp.add_argument("--out", default="datasets/generated/crops")
     cp.add_argument("--per-image", type=int, default=2, help="jittered crops per training image")
@@ -295,6 +329,7 @@ def build_parser() -> argparse.ArgumentParser:
     cl.add_argument("--batch", type=int, default=64)
     cl.add_argument("--device", default="cpu")
     cl.add_argument("--workers", type=int, default=2)
+    cl.add_argument("--hours", type=float, default=None, help="stop after this long")
     cl.set_defaults(func=_train_classifier)
 
     vp = sub.add_parser("eval", help="score a detector on a YOLO-format dataset: mAP and top-card accuracy")

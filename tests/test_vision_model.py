@@ -70,7 +70,9 @@ def test_shipped_model_reads_the_top_card(name: str) -> None:
     path = MODELS_DIR / name
     if not path.exists():
         pytest.skip(f"{name} not shipped")
-    det = YoloDetector(path)
+    from companion.vision.classifier import load_reader
+
+    det = load_reader(path)
     comp = Compositor(config=SceneConfig(size=320))
     right = 0
     faces = ["R7", "BSTOP", "Y+2", "GTAKI", "KING", "COLOR", "B4", "R9"]

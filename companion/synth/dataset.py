@@ -30,6 +30,12 @@ class DatasetSpec:
     size: int = 416
     faces_dir: Path | None = None  # enrolled faces (PNG per face code) instead of rendered ones
     quality: int = 92
+    styles: str = "classic"  # see SceneConfig.styles; anything but classic also varies the tables
+
+    def scene_config(self) -> SceneConfig:
+        if self.styles == "classic":
+            return SceneConfig(size=self.size)
+        return SceneConfig.varied(self.size, self.styles)
 
 
 def class_names() -> dict[int, str]:
@@ -73,7 +79,7 @@ def _init(spec: DatasetSpec) -> None:
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     cv2.setNumThreads(1)
     faces = load_faces(spec.faces_dir) if spec.faces_dir else None
-    _worker = Compositor(faces, SceneConfig(size=spec.size))
+    _worker = Compositor(faces, spec.scene_config())
 
 
 def _make(args: tuple[DatasetSpec, str, int, int]) -> None:

@@ -193,22 +193,27 @@ def render_face(card: Card, w: int = CARD_W, h: int = CARD_H) -> np.ndarray:
     return out
 
 
-def render_all(w: int = CARD_W, h: int = CARD_H) -> dict[Card, np.ndarray]:
-    return {card: render_face(card, w, h) for card in FACES}
+def render_all(w: int = CARD_W, h: int = CARD_H, style: object = None) -> dict[Card, np.ndarray]:
+    """Every face, in ``style`` (a styles.FaceStyle; None: this module's classic look)."""
+    if style is None:
+        return {card: render_face(card, w, h) for card in FACES}
+    from .styles import render_styled_face
+
+    return {card: render_styled_face(card, style, w, h) for card in FACES}  # type: ignore[arg-type]
 
 
-def export_faces(out_dir: Path, w: int = CARD_W, h: int = CARD_H) -> list[Path]:
+def export_faces(out_dir: Path, w: int = CARD_W, h: int = CARD_H, style: object = None) -> list[Path]:
     """Write ``<code>.png`` for every face (``+`` spelt ``plus`` in file names)."""
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = []
-    for card, img in render_all(w, h).items():
+    for card, img in render_all(w, h, style).items():
         p = out_dir / f"{file_stem(card)}.png"
         cv2.imwrite(str(p), img)
         paths.append(p)
     return paths
 
 
-def export_pdf(path: Path, w: int = CARD_W, h: int = CARD_H) -> int:
+def export_pdf(path: Path, w: int = CARD_W, h: int = CARD_H, style: object = None) -> int:
     """A printable A4 sheet set at 300 dpi, 9 cards a page, with cut lines. Returns pages."""
     from PIL import Image
 
@@ -217,7 +222,7 @@ def export_pdf(path: Path, w: int = CARD_W, h: int = CARD_H) -> int:
     x0 = (page_w - cols * w - (cols - 1) * gap) // 2
     y0 = (page_h - rows * h - (rows - 1) * gap) // 2
     pages: list[Image.Image] = []
-    faces = list(render_all(w, h).values())
+    faces = list(render_all(w, h, style).values())
     for start in range(0, len(faces), cols * rows):
         page = np.full((page_h, page_w, 3), 255, np.uint8)
         for i, face in enumerate(faces[start : start + cols * rows]):

@@ -27,6 +27,21 @@ class SceneConfig:
     hand_p: float = 0.4
     perspective: float = 0.10  # corner jitter, fraction of the side
     photometric: bool = True
+    # Face styles: "classic" (the first renderer, one look), "random" (a new look
+    # per scene, never the held-out glyph family), "held-out" (the published block
+    # style in the held-out glyph family only), "published" (the published look).
+    styles: str = "classic"
+    tilt: float = 0.0  # camera tilt up to this many degrees (a real homography)
+    hard_shadow_p: float = 0.0  # hard-edged shadows of hands and heads
+    warm_p: float = 0.0  # warm indoor light
+    rich_tables: bool = False  # checked cloth, bright laminate, tiles beside the rest
+
+    @classmethod
+    def varied(cls, size: int = 416, styles: str = "random", **kw: object) -> "SceneConfig":
+        """The training look: styled faces on every kind of table, tilted up to
+        35 degrees, warm light, hard shadows."""
+        return cls(size=size, styles=styles, tilt=35.0, hard_shadow_p=0.35, warm_p=0.4, rich_tables=True,
+                   perspective=0.06, **kw)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
@@ -84,13 +99,19 @@ def _noise(rng: np.random.Generator, size: int, octaves: int = 4) -> np.ndarray:
     return out / max(out.max(), 1e-6)
 
 
-def background(rng: np.random.Generator, size: int) -> np.ndarray:
-    kind = rng.choice(["plain", "wood", "cloth", "noise", "photo", "photo"])
+TABLES = ("plain", "wood", "cloth", "noise", "photo", "photo")
+RICH_TABLES = (*TABLES, "checked", "checked", "laminate", "laminate", "tiles", "wood")
+
+
+def background(rng: np.random.Generator, size: int, rich: bool = False) -> np.ndarray:
+    kind = rng.choice(list(RICH_TABLES if rich else TABLES))
     base = rng.integers(30, 230, 3).astype(np.float32)
+    if kind in ("checked", "laminate", "tiles"):
+        return _rich_table(rng, size, str(kind))
     if kind == "photo":
         pool = photos()
         if not pool:
-            return background(rng, size)
+            return background(rng, size, rich)
         img = pool[int(rng.integers(len(pool)))]
         h, w = img.shape[:2]
         s = int(rng.integers(min(h, w) // 3, min(h, w) + 1))
@@ -115,6 +136,76 @@ def background(rng: np.random.Generator, size: int) -> np.ndarray:
         other = rng.integers(30, 230, 3).astype(np.float32)
         img = base[None, None] * n[..., None] + other[None, None] * (1 - n[..., None])
     return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def _rich_table(rng: np.random.Generator, size: int, kind: str) -> np.ndarray:
+    """Tables a card finder finds hard: a checked cloth, bright laminate, tiles."""
+    yy, xx = np.mgrid[0:size, 0:size].astype(np.float32) / size
+    ang = rng.uniform(-0.6, 0.6)
+    u, v = xx * np.cos(ang) - yy * np.sin(ang), xx * np.sin(ang) + yy * np.cos(ang)
+    if kind == "checked":  # gingham: two colours, the crossings darker
+        f = rng.uniform(4, 14)
+        a = (np.floor(u * f) % 2).astype(np.float32)
+        b = (np.floor(v * f) % 2).astype(np.float32)
+        light = np.array([rng.uniform(225, 255)] * 3, np.float32)
+        dark = rng.integers(20, 220, 3).astype(np.float32)
+        t = ((a + b) / 2)[..., None]
+        img = light * (1 - t) + dark * t
+        img *= (0.92 + 0.08 * _noise(rng, size, 3))[..., None]
+    elif kind == "laminate":  # near white with faint grain and a sheen
+        base = np.array([rng.uniform(200, 250), rng.uniform(205, 252), rng.uniform(210, 255)], np.float32)
+        grain = np.sin((u * rng.uniform(80, 200) + 3 * _noise(rng, size)) * np.pi)
+        sheen = np.exp(-((xx - rng.uniform(0, 1)) ** 2 + (yy - rng.uniform(0, 1)) ** 2) / 0.08)
+        img = base[None, None] * (0.95 + 0.03 * grain[..., None]) + 40 * sheen[..., None]
+    else:  # tiles with grout lines
+        f = rng.uniform(2, 6)
+        grout = ((np.abs((u * f) % 1 - 0.5) > 0.47) | (np.abs((v * f) % 1 - 0.5) > 0.47)).astype(np.float32)
+        tile = rng.integers(120, 250, 3).astype(np.float32)
+        img = tile[None, None] * (0.9 + 0.15 * _noise(rng, size)[..., None]) * (1 - 0.4 * grout[..., None])
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def _tilt(rng: np.random.Generator, size: int, degrees: float) -> np.ndarray:
+    """The homography of a camera tilted up to ``degrees`` from looking straight
+    down, about a random axis in the table's plane (the far side shrinks)."""
+    theta = np.radians(rng.uniform(0, degrees))
+    phi = rng.uniform(0, 2 * np.pi)
+    dist = rng.uniform(2.0, 4.0)  # camera height in half image sides
+    half = size / 2
+    src = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], np.float64)
+    rot = np.array([[np.cos(phi), -np.sin(phi)], [np.sin(phi), np.cos(phi)]])
+    p = src @ rot  # into the tilt axis' frame
+    y, z = p[:, 1] * np.cos(theta), dist + p[:, 1] * np.sin(theta)
+    proj = np.stack([p[:, 0] * dist / z, y * dist / z], 1) @ rot.T
+    proj /= np.abs(proj).max()
+    dst = ((proj * 0.98 + 1) * half).astype(np.float32)
+    return cv2.getPerspectiveTransform(((src + 1) * half).astype(np.float32), dst)
+
+
+def _hard_shadow(rng: np.random.Generator, canvas: np.ndarray) -> None:
+    """A sharp shadow of a head or an arm from a lamp close above the table."""
+    n = canvas.shape[0]
+    m = np.zeros((n, n), np.uint8)
+    if rng.random() < 0.5:  # a head: a big ellipse from an edge
+        c = (int(rng.uniform(-0.1, 1.1) * n), int(rng.choice([-0.15, 1.15]) * n))
+        if rng.random() < 0.5:
+            c = c[::-1]
+        cv2.ellipse(m, c, (int(n * rng.uniform(0.2, 0.4)), int(n * rng.uniform(0.25, 0.5))),
+                    float(rng.uniform(0, 180)), 0, 360, 255, -1)
+    else:  # an arm and a hand
+        a = rng.uniform(0, 1, 2) * n
+        b = a + rng.normal(0, 0.4, 2) * n
+        cv2.line(m, tuple(int(v) for v in a), tuple(int(v) for v in b), 255, int(n * rng.uniform(0.08, 0.18)))
+    m = cv2.GaussianBlur(m, (0, 0), rng.uniform(0.8, 3.0)).astype(np.float32) / 255
+    dark = rng.uniform(0.35, 0.7)
+    canvas[:] = (canvas * (1 - (1 - dark) * m[..., None])).astype(np.uint8)
+
+
+def _warm(rng: np.random.Generator, canvas: np.ndarray) -> None:
+    """Warm indoor light: less blue, a little less green."""
+    k = rng.uniform(0.1, 0.35)
+    gain = np.array([1 - k, 1 - k * 0.4, 1.0], np.float32)
+    canvas[:] = np.clip(canvas * gain, 0, 255).astype(np.uint8)
 
 
 # ------------------------------------------------------------------ compositing
@@ -173,11 +264,25 @@ class Compositor:
         self.config = config or SceneConfig()
         top_px = int(self.config.size * self.config.card_height[1] * 1.2)
         w = max(8, int(top_px * CARD_W / CARD_H))
-        if faces is None:
+        self._face_size = (w, top_px)
+        self.styled = faces is None and self.config.styles != "classic"
+        if faces is None and not self.styled:
             faces = {c: render_face(c, w, top_px) for c in FACES}
-        self.faces = {c: _with_alpha(img) for c, img in faces.items()}
-        self.cards = [c for c in FACES if c in self.faces]
+        self.faces = {c: _with_alpha(img) for c, img in (faces or {}).items()}
+        self.cards = list(FACES) if self.styled else [c for c in FACES if c in self.faces]
         self._photometric = _photometric(0) if self.config.photometric else None
+
+    def _styled_deck(self, rng: np.random.Generator) -> dict[Card, np.ndarray]:
+        from .styles import PUBLISHED, sample_style
+
+        mode = self.config.styles
+        if mode == "published":
+            style = PUBLISHED
+        elif mode in ("random", "held-out"):
+            style = sample_style(rng, held_out=mode == "held-out")
+        else:
+            raise ValueError(f"unknown face styles {mode!r}: use classic, random, held-out or published")
+        return _StyledDeck(style, *self._face_size)
 
     def _paste(self, canvas: np.ndarray, face: np.ndarray, centre: np.ndarray, height: float,
                angle: float, light: float, shadow: bool) -> np.ndarray:
@@ -201,7 +306,8 @@ class Compositor:
               under: list[Card] | None = None) -> Scene:
         rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
         cfg, n = self.config, self.config.size
-        canvas = background(rng, n)
+        faces = self._styled_deck(rng) if self.styled else self.faces
+        canvas = background(rng, n, cfg.rich_tables)
         height = rng.uniform(*cfg.card_height) * n
         half_diag = 0.5 * height * np.hypot(1, CARD_W / CARD_H)
         lo, hi = half_diag + 2, n - half_diag - 2
@@ -212,11 +318,11 @@ class Compositor:
         placed_under = []
         for card in under:
             c = centre + rng.normal(0, 0.18, 2) * height
-            corners = self._paste(canvas, self.faces[card], c, height * rng.uniform(0.95, 1.05),
+            corners = self._paste(canvas, faces[card], c, height * rng.uniform(0.95, 1.05),
                                   rng.uniform(0, 360), rng.uniform(0.8, 1.0), True)
             placed_under.append(Placed(card, corners))
         top = top or self.cards[int(rng.integers(len(self.cards)))]
-        corners = self._paste(canvas, self.faces[top], centre, height, rng.uniform(0, 360),
+        corners = self._paste(canvas, faces[top], centre, height, rng.uniform(0, 360),
                               rng.uniform(0.85, 1.05), True)
         hand_mask = None
         if rng.random() < cfg.hand_p:
@@ -232,10 +338,15 @@ class Compositor:
                     canvas[:] = np.clip(skin * shade * a + canvas * (1 - a), 0, 255).astype(np.uint8)
                     hand_mask = m
                     break
-        if cfg.perspective > 0:
+        if cfg.hard_shadow_p > 0 and rng.random() < cfg.hard_shadow_p:
+            _hard_shadow(rng, canvas)
+        if cfg.perspective > 0 or cfg.tilt > 0:
             src = np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float32)
             jitter = rng.uniform(-cfg.perspective, cfg.perspective, (4, 2)).astype(np.float32) * n
-            for shrink in (1.0, 0.5, 0.25, 0.0):  # keep the whole top card in view
+            if cfg.tilt > 0:
+                tilted = cv2.perspectiveTransform(src[None], _tilt(rng, n, cfg.tilt))[0]
+                jitter = jitter + (tilted - src)
+            for shrink in (1.0, 0.75, 0.5, 0.25, 0.0):  # keep the whole top card in view
                 hmat = cv2.getPerspectiveTransform(src, src + jitter * shrink)
                 warped = cv2.perspectiveTransform(corners[None], hmat)[0]
                 if warped.min() >= 1 and warped.max() <= n - 2:
@@ -245,10 +356,27 @@ class Compositor:
             placed_under = [Placed(p.card, cv2.perspectiveTransform(p.corners[None], hmat)[0]) for p in placed_under]
             if hand_mask is not None:
                 hand_mask = cv2.warpPerspective(hand_mask, hmat, (n, n))
+        if cfg.warm_p > 0 and rng.random() < cfg.warm_p:
+            _warm(rng, canvas)
         if self._photometric is not None:
             self._photometric.set_random_seed(int(rng.integers(2**31)))
             canvas = self._photometric(image=canvas)["image"]
         return Scene(canvas, Placed(top, corners.astype(np.float32)), placed_under, hand_mask)
+
+
+class _StyledDeck(dict):  # type: ignore[type-arg]
+    """One deck in one style: faces rendered when first asked for."""
+
+    def __init__(self, style: object, w: int, h: int) -> None:
+        super().__init__()
+        self.style, self.w, self.h = style, w, h
+
+    def __missing__(self, card: Card) -> np.ndarray:
+        from .styles import render_styled_face
+
+        img = render_styled_face(card, self.style, self.w, self.h)  # type: ignore[arg-type]
+        self[card] = img
+        return img
 
 
 def _with_alpha(img: np.ndarray) -> np.ndarray:

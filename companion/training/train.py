@@ -31,6 +31,9 @@ class TrainSpec:
     optimizer: str = "AdamW"
     lr0: float = 0.001
     warmup_epochs: float = 1.0
+    # One class ("the top card") whatever the face: the detector only finds the
+    # card, the face classifier names it. Labels keep the face (eval needs it).
+    single_cls: bool = False
 
 
 def last_checkpoint(spec: TrainSpec) -> Path | None:
@@ -52,6 +55,7 @@ def train(spec: TrainSpec) -> Path:
             seed=spec.seed, deterministic=False, fliplr=0.0, degrees=0.0, mosaic=spec.mosaic,
             close_mosaic=0, patience=100, verbose=True, val=True, cache="ram" if spec.cache else False,
             optimizer=spec.optimizer, lr0=spec.lr0, warmup_epochs=spec.warmup_epochs, cos_lr=True,
+            single_cls=spec.single_cls,
         )
         if spec.hours:
             kwargs["time"] = spec.hours
@@ -74,6 +78,7 @@ class ClassifierSpec:
     workers: int = 2
     seed: int = 0
     lr0: float = 0.002
+    hours: float | None = None  # stop after this long (ultralytics' `time`)
 
 
 def train_classifier(spec: ClassifierSpec) -> Path:
@@ -82,8 +87,9 @@ def train_classifier(spec: ClassifierSpec) -> Path:
     if last.exists():
         YOLO(last, task="classify").train(resume=True)
     else:
+        extra = {"time": spec.hours} if spec.hours else {}
         YOLO(spec.arch, task="classify").train(
-            data=str(spec.data), epochs=spec.epochs, imgsz=spec.imgsz, batch=spec.batch,
+            **extra, data=str(spec.data), epochs=spec.epochs, imgsz=spec.imgsz, batch=spec.batch,
             device=spec.device, workers=spec.workers, project=str(spec.run_dir.parent.resolve()),
             name=spec.run_dir.name, exist_ok=True, pretrained=False, plots=False, amp=False,
             seed=spec.seed, deterministic=False, patience=100, verbose=True, val=True, cache="ram",

@@ -104,5 +104,8 @@ def load_reader(model: str | Path | None = None, classifier: str | Path | None =
         path = classifier_for(find_model(model)) if classifier == "auto" else Path(classifier)
     det = YoloDetector(model, imgsz=imgsz or DEFAULT_IMGSZ, conf=TWO_STAGE_DET_CONF if path else 0.25)
     if path is None:
+        if not det.names_faces:
+            raise ModelError(f"{det.path} finds cards but does not name them: it needs the face classifier "
+                             f"(drop --classifier none, or give --classifier PATH)")
         return det
     return TwoStageDetector(det, FaceClassifier(path))

@@ -18,6 +18,9 @@ from ..rules.cards import FACES, Card
 MODELS_DIR = Path(__file__).resolve().parent.parent.parent / "models"
 DEFAULT_MODEL = "taki-yolov8n.pt"
 DEFAULT_IMGSZ = 192  # the shipped model's training size (see models/README.md)
+#: The face a card finder's boxes carry until the classifier names them; a
+#: reader never reports it (load_reader refuses a finder without a classifier).
+UNNAMED = FACES[0]
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,8 +83,12 @@ class YoloDetector:
             raise ModelError(f"{self.path} could not be loaded as a {self.backend} detector: "
                              f"{type(e).__name__}: {e}") from None
         codes = [names[i] for i in sorted(names)] if isinstance(names, dict) else list(names)
-        if codes != [c.code for c in FACES]:
-            raise ModelError(f"{self.path} does not detect the 57 TAKI faces (its classes: {codes[:5]}...)")
+        #: A card finder (one class, whatever the face) leaves naming to the face
+        #: classifier; a 57-class detector names faces itself.
+        self.names_faces = codes == [c.code for c in FACES]
+        if not self.names_faces and len(codes) != 1:
+            raise ModelError(f"{self.path} neither finds cards nor detects the 57 TAKI faces "
+                             f"(its classes: {codes[:5]}...)")
 
     def detect(self, image: np.ndarray) -> list[Detection]:
         res = self.model.predict(image, imgsz=self.imgsz, conf=self.conf, max_det=self.max_det,
@@ -92,6 +99,8 @@ class YoloDetector:
         xyxy = boxes.xyxy.cpu().numpy()
         conf = boxes.conf.cpu().numpy()
         cls = boxes.cls.cpu().numpy().astype(int)
+        if not self.names_faces:  # a card finder: the face is the classifier's to name
+            cls[:] = UNNAMED.index
         out = [Detection(FACES[c], float(p), tuple(float(v) for v in b))  # type: ignore[arg-type]
                for b, p, c in zip(xyxy, conf, cls) if 0 <= c < len(FACES)]
         return sorted(out, key=lambda d: -d.confidence)
