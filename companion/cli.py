@@ -66,12 +66,49 @@ def _enrol(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from .training.enrol import enrol
+    from .vision.detector import ModelError
 
-    report = enrol(Path(args.src), Path(args.out))
-    print(f"{len(report.enrolled)} faces enrolled into {args.out}")
+    if not Path(args.src).is_dir():
+        print(f"taki-companion enrol: no folder {args.src}", file=sys.stderr)
+        return 2
+    try:
+        report = enrol(Path(args.src), Path(args.out) / "faces")
+    except ModelError as e:
+        print(f"taki-companion enrol: {e}", file=sys.stderr)
+        return 2
+    print(f"{len(report.enrolled)} faces enrolled into {Path(args.out) / 'faces'}")
     for what, why in report.failed.items():
         print(f"  {what}: {why}", file=sys.stderr)
-    return 0 if report.enrolled else 1
+    if not report.enrolled:
+        return 1
+    if args.faces_only:
+        return 0
+    return _learn(Path(args.out), args.name, report.quality or {}, 8)
+
+
+def _learn(deck, name, quality, epochs) -> int:  # type: ignore[no-untyped-def]
+    import time
+
+    from .training.fewshot import LearnSpec, learn_deck
+
+    t0 = time.monotonic()
+
+    def progress(what: str, share: float) -> None:
+        print(f"  [{100 * share:3.0f}%] {what} ({time.monotonic() - t0:.0f} s)", flush=True)
+
+    learn_deck(deck / "faces", deck, name, LearnSpec(epochs=epochs), progress, quality)
+    print(f"deck profile ready: {deck} (use it with --deck {deck})")
+    return 0
+
+
+def _learn_deck(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    deck = Path(args.deck)
+    if not (deck / "faces").is_dir():
+        print(f"taki-companion learn-deck: {deck} has no faces/ folder (enrol the deck first)", file=sys.stderr)
+        return 2
+    return _learn(deck, args.name, {}, args.epochs)
 
 
 def _train(args: argparse.Namespace) -> int:
@@ -200,13 +237,16 @@ def _eval(args: argparse.Namespace) -> int:
     from dataclasses import asdict
     from pathlib import Path
 
+    from .training.evaluate import evaluate, split_images
+    from .vision.deck import DeckError
     from .vision.detector import ModelError
-    from .training.evaluate import evaluate
 
     try:
-        result = evaluate(args.model, Path(args.data), args.split, args.imgsz, classifier=args.classifier)
-    except ModelError as e:
-        print(e, file=sys.stderr)
+        split_images(Path(args.data), args.split)  # a missing or broken dataset is said before models load
+        result = evaluate(args.model, Path(args.data), args.split, args.imgsz, classifier=args.classifier,
+                          deck=args.deck)
+    except (ModelError, DeckError, FileNotFoundError, ValueError) as e:
+        print(f"taki-companion eval: {e}", file=sys.stderr)
         return 2
     print(result.report())
     if args.json:
@@ -289,8 +329,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     ep = sub.add_parser("enrol", help="learn a physical deck from photos or clips of each face")
     ep.add_argument("--src", required=True, help="folder with <CODE>/ photo folders or <CODE>.mp4 clips")
-    ep.add_argument("--out", required=True, help="where the face PNGs go (then: dataset --faces OUT)")
+    ep.add_argument("--out", required=True, help="the deck profile folder to write")
+    ep.add_argument("--name", default=None, help="the deck's name (default: the folder's)")
+    ep.add_argument("--faces-only", action="store_true",
+                    help="only cut the faces out (OUT/faces); learn later with `learn-deck OUT`")
     ep.set_defaults(func=_enrol)
+
+    lp = sub.add_parser("learn-deck", help="(re)learn a deck profile from its enrolled faces (minutes, CPU)")
+    lp.add_argument("deck", help="deck profile folder with faces/")
+    lp.add_argument("--name", default=None)
+    lp.add_argument("--epochs", type=int, default=8)
+    lp.set_defaults(func=_learn_deck)
 
     tp = sub.add_parser("train", help="train the YOLO detector offline (resumes a stopped run)")
     tp.add_argument("--data", required=True, help="data.yaml of a generated dataset")
@@ -340,6 +389,7 @@ def build_parser() -> argparse.ArgumentParser:
     vp.add_argument("--json", help="also write the numbers to this JSON file")
     vp.add_argument("--classifier", default="auto",
                     help="face classifier behind the detector: auto (the shipped one), none, or a path")
+    vp.add_argument("--deck", default=None, help="read with a deck profile's learnt classifier")
     vp.set_defaults(func=_eval)
 
     xp = sub.add_parser("export", help="export trained weights to ONNX, OpenVINO and NCNN under models/")

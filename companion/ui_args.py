@@ -14,6 +14,8 @@ def add_app_arguments(p: argparse.ArgumentParser, default_journal: str) -> None:
     g.add_argument("--classifier", default="auto",
                    help="face classifier behind the detector: auto (the shipped one of the same backend), "
                         "none, or a path")
+    g.add_argument("--deck", default=None,
+                   help="a deck profile folder (from `taki-companion enrol --out DECK`): read with what it learnt")
     g.add_argument("--journal", default=None, help=f"game journal (default {default_journal})")
     g.add_argument("--new-game", action="store_true", help="do not resume an unfinished game")
     g.add_argument("--players", help="start at once with these players, comma-separated, youngest first")

@@ -2,9 +2,10 @@
 
 Layout of the source folder: ``<CODE>/*.jpg`` (photos of one face, e.g.
 ``R7/``, ``KING/``; ``+`` may be spelt ``plus``) or ``<CODE>.mp4`` (a short clip).
-Each picture is searched for the card (the largest bright four-cornered
-contour), warped flat to the print size, and the sharpest crop per face is
-written as ``<stem>.png``: the compositor then uses it in place of the render.
+Each picture is searched for the card (the learnt card finder, corners refined
+from the card's edges: ``companion/vision/cardfinder.py``), warped flat to the
+print size, and the sharpest crop per face is written as ``<stem>.png``; the
+few-shot learner (``fewshot.py``) then teaches the face classifier the deck.
 """
 
 from __future__ import annotations
@@ -17,51 +18,26 @@ import numpy as np
 
 from ..rules.cards import Card, CardParseError, file_stem
 from ..synth.faces import CARD_H, CARD_W, card_mask
+from ..vision.cardfinder import CardFinder, CardNotFound, order_corners, sharpness, warp_card
 from ..vision.sources import IMAGE_SUFFIXES, VIDEO_SUFFIXES
 
-
-def order_corners(pts: np.ndarray) -> np.ndarray:
-    """Top-left, top-right, bottom-right, bottom-left; the long side upright."""
-    pts = pts.reshape(4, 2).astype(np.float32)
-    c = pts.mean(0)
-    ang = np.arctan2(pts[:, 1] - c[1], pts[:, 0] - c[0])
-    pts = pts[np.argsort(ang)]  # clockwise in image coordinates, starting anywhere
-    start = int(np.argmin(pts.sum(1)))
-    pts = np.roll(pts, -start, 0)
-    if np.linalg.norm(pts[1] - pts[0]) > np.linalg.norm(pts[3] - pts[0]):  # landscape: turn upright
-        pts = np.roll(pts, -1, 0)
-    return pts
+__all__ = ["EnrolReport", "enrol", "find_card", "order_corners", "sharpness", "warp_card"]
 
 
-def find_card(image: np.ndarray, min_area: float = 0.03) -> np.ndarray | None:
-    """The four corners of the biggest card in the picture, or None."""
-    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
-    blur = cv2.GaussianBlur(gray, (5, 5), 0)
-    _, mask = cv2.threshold(blur, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8))
-    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    best, best_area = None, min_area * gray.size
-    for cnt in contours:
-        area = cv2.contourArea(cnt)
-        if area < best_area:
-            continue
-        hull = cv2.convexHull(cnt)
-        quad = cv2.approxPolyDP(hull, 0.03 * cv2.arcLength(hull, True), True)
-        if len(quad) != 4:
-            rect = cv2.minAreaRect(hull)  # rounded corners can cost a vertex: fall back to the box
-            quad = cv2.boxPoints(rect)
-        best, best_area = quad, area
-    return None if best is None else order_corners(np.asarray(best))
+def default_card_finder() -> CardFinder:
+    """The shipped reader's first stage as the card finder (no classifier needed)."""
+    from ..vision.detector import YoloDetector
+
+    return CardFinder(YoloDetector(None, conf=0.2))
 
 
-def warp_card(image: np.ndarray, corners: np.ndarray, w: int = CARD_W, h: int = CARD_H) -> np.ndarray:
-    dst = np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], np.float32)
-    m = cv2.getPerspectiveTransform(corners.astype(np.float32), dst)
-    return cv2.warpPerspective(image, m, (w, h), flags=cv2.INTER_LINEAR)
-
-
-def sharpness(img: np.ndarray) -> float:
-    return float(cv2.Laplacian(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), cv2.CV_64F).var())
+def find_card(image: np.ndarray, finder: CardFinder | None = None) -> np.ndarray | None:
+    """The four corners of the one card in the picture, or None (see :class:`CardFinder`
+    for the reason)."""
+    try:
+        return (finder or default_card_finder()).find(image).corners
+    except CardNotFound:
+        return None
 
 
 def _pictures(path: Path, every: int = 5) -> list[np.ndarray]:
@@ -92,12 +68,16 @@ def _face_of(name: str) -> Card | None:
 class EnrolReport:
     enrolled: dict[str, Path]
     failed: dict[str, str]  # face or file -> why
+    quality: dict[str, float] | None = None  # face -> sharpness of the kept picture
 
 
-def enrol(src: Path, out: Path, w: int = CARD_W, h: int = CARD_H) -> EnrolReport:
+def enrol(src: Path, out: Path, w: int = CARD_W, h: int = CARD_H, finder: CardFinder | None = None) -> EnrolReport:
+    """Cut each face's sharpest picture out flat into ``out/<stem>.png``."""
     out.mkdir(parents=True, exist_ok=True)
+    finder = finder or default_card_finder()
     done: dict[str, Path] = {}
     failed: dict[str, str] = {}
+    quality: dict[str, float] = {}
     for item in sorted(src.iterdir()):
         if not (item.is_dir() or item.suffix.lower() in VIDEO_SUFFIXES):
             continue
@@ -105,16 +85,20 @@ def enrol(src: Path, out: Path, w: int = CARD_W, h: int = CARD_H) -> EnrolReport
         if card is None:
             failed[item.name] = "not a face code (e.g. R7, B+2 or Bplus2, KING)"
             continue
-        crops = []
+        crops, why = [], "no pictures"
         for img in _pictures(item):
-            quad = find_card(img)
-            if quad is not None:
-                crops.append(warp_card(img, quad, w, h))
+            try:
+                found = finder.find(img)
+            except CardNotFound as e:
+                why = str(e)
+                continue
+            crops.append((found.sharpness, warp_card(img, found.corners, w, h)))
         if not crops:
-            failed[card.code] = "no card found in its pictures"
+            failed[card.code] = f"no card cut out of its pictures ({why})"
             continue
-        best = max(crops, key=sharpness)
+        sharp, best = max(crops, key=lambda sc: sc[0])
         path = out / f"{file_stem(card)}.png"
         cv2.imwrite(str(path), np.dstack([best, card_mask(w, h)]))
         done[card.code] = path
-    return EnrolReport(done, failed)
+        quality[card.code] = round(sharp, 1)
+    return EnrolReport(done, failed, quality)

@@ -45,9 +45,18 @@ class EvalResult:
 
 
 def split_images(data: Path, split: str) -> list[Path]:
-    cfg = yaml.safe_load(data.read_text())
+    try:
+        cfg = yaml.safe_load(data.read_text())
+    except FileNotFoundError:
+        raise FileNotFoundError(f"no dataset file {data}") from None
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
+        raise ValueError(f"{data} is not a readable data.yaml ({type(e).__name__})") from None
+    if not isinstance(cfg, dict) or split not in cfg:
+        raise ValueError(f"{data} has no {split!r} split")
     root = Path(cfg.get("path", data.parent))
     folder = root / cfg[split]
+    if not folder.is_dir():
+        raise FileNotFoundError(f"{data}: its {split} images folder {folder} does not exist")
     return sorted(p for p in folder.iterdir() if p.suffix.lower() in {".jpg", ".png", ".jpeg"})
 
 
@@ -85,7 +94,7 @@ def _top_card(reader: Detector, images: list[Path],
 
 
 def evaluate(model: str | Path | None, data: Path, split: str = "test", imgsz: int = 192,
-             conf: float = 0.25, classifier: str | Path | None = "auto") -> EvalResult:
+             conf: float = 0.25, classifier: str | Path | None = "auto", deck: str | Path | None = None) -> EvalResult:
     from ..vision.classifier import TwoStageDetector, load_reader
 
     det = YoloDetector(model, imgsz=imgsz, conf=conf)
@@ -97,7 +106,7 @@ def evaluate(model: str | Path | None, data: Path, split: str = "test", imgsz: i
         if hasattr(box, "ap_class_index") and det.names_faces else {}
     images = split_images(data, split)
     n = len(images)
-    reader = load_reader(model, classifier, imgsz=imgsz)
+    reader = load_reader(model, classifier, imgsz=imgsz, deck=deck)
     per_face: dict[str, list[int]] = {}
     right, missed, confused = _top_card(reader, images, per_face)
     alone = None

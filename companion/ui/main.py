@@ -91,8 +91,20 @@ class Controller:
                 raise SystemExit("--model truth needs --video of a synthesised clip (with its .json)")
             self.detector, self.detector_error = OracleDetector.from_json(Path(self.args.video)), None
             return
+        from ..vision.deck import DeckError
+
+        self.deck_warning = None
+        deck = getattr(self.args, "deck", None)
+        if deck:
+            try:
+                self.detector = load_reader(self.args.model, self.args.classifier, deck=deck)
+            except (DeckError, ModelError) as e:  # the default reader referees; the warning lasts
+                self.deck_warning = f"Deck profile not used: {e}. Reading with the default reader."
+                print(self.deck_warning)
+                deck = None
         try:
-            self.detector = load_reader(self.args.model, self.args.classifier)
+            if not deck:
+                self.detector = load_reader(self.args.model, self.args.classifier)
             self.detector.detect(np.zeros((320, 320, 3), np.uint8))
             classifier = getattr(self.detector, "classifier", None)
             if classifier is not None:  # an empty frame has no card to classify: warm it too
@@ -106,6 +118,8 @@ class Controller:
 
         if getattr(self, "journal_error", None):
             session.warning = self.journal_error
+        if getattr(self, "deck_warning", None):
+            session.warning = "; ".join(w for w in (session.warning, self.deck_warning) if w)
         from ..rules import legal_faces
         from ..vision.tracker import LeadingCardTracker
 

@@ -92,15 +92,21 @@ TWO_STAGE_DET_CONF = 0.05
 
 
 def load_reader(model: str | Path | None = None, classifier: str | Path | None = "auto",
-                imgsz: int | None = None) -> Detector:
+                imgsz: int | None = None, deck: str | Path | None = None) -> Detector:
     """The leading-card reader: the detector, and behind it the face classifier.
 
     ``classifier``: "auto" takes the shipped classifier of the detector's backend
-    (none shipped: the detector alone), "none" the detector alone, or a path."""
+    (none shipped: the detector alone), "none" the detector alone, or a path.
+    ``deck``: a deck profile folder whose learnt classifier reads the faces
+    (a broken profile raises :class:`~companion.vision.deck.DeckError`)."""
     from .detector import DEFAULT_IMGSZ, YoloDetector
 
     path = None
-    if classifier not in (None, "none"):
+    if deck is not None:
+        from .deck import load_profile
+
+        path = load_profile(deck).classifier_for(backend_of(find_model(model)))
+    elif classifier not in (None, "none"):
         path = classifier_for(find_model(model)) if classifier == "auto" else Path(classifier)
     det = YoloDetector(model, imgsz=imgsz or DEFAULT_IMGSZ, conf=TWO_STAGE_DET_CONF if path else 0.25)
     if path is None:

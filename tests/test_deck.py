@@ -1,0 +1,161 @@
+"""Issue 11: deck profiles (write, list, load, read), refusal of broken ones,
+and the few-shot learner."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.rules.cards import FACES, Card, file_stem
+from companion.synth.scene import Compositor, SceneConfig
+from companion.synth.styles import render_styled_face, sample_style
+from companion.vision.classifier import TwoStageDetector, load_reader
+from companion.vision.deck import DeckError, list_profiles, load_profile
+from companion.vision.detector import MODELS_DIR
+
+SHIPPED = (MODELS_DIR / "taki-cls-yolov8n.pt").exists()
+
+
+def _held_out_faces(folder: Path, seed: int = 3, codes: list[str] | None = None) -> dict[Card, np.ndarray]:
+    """One deck in a held-out-family style, as enrolment writes faces."""
+    style = sample_style(np.random.default_rng(seed), held_out=True)
+    folder.mkdir(parents=True, exist_ok=True)
+    out = {}
+    for card in FACES:
+        if codes is None or card.code in codes:
+            img = render_styled_face(card, style, 248, 346)
+            cv2.imwrite(str(folder / f"{file_stem(card)}.png"), img)
+            out[card] = img
+    return out
+
+
+@pytest.fixture(scope="module")
+def tiny_profile(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A deck profile learnt in a hurry (one short round): enough to test the plumbing."""
+    from companion.training.fewshot import LearnSpec, learn_deck
+
+    root = tmp_path_factory.mktemp("deck")
+    _held_out_faces(root / "enrolled", codes=["R7", "B1", "GSTOP", "KING"])
+    steps: list[tuple[str, float]] = []
+    learn_deck(root / "enrolled", root / "kitchen", "Kitchen deck",
+               LearnSpec(scenes_per_face=2, val_per_face=1, epochs=1), lambda w, s: steps.append((w, s)))
+    assert steps[-1] == ("ready", 1.0) and all(0 <= s <= 1 for _, s in steps)
+    return root / "kitchen"
+
+
+@pytest.mark.skipif(not SHIPPED, reason="no shipped classifier")
+def test_profile_round_trip(tiny_profile: Path) -> None:
+    profile = load_profile(tiny_profile)
+    assert profile.name == "Kitchen deck" and set(profile.enrolled) == {"R7", "B1", "GSTOP", "KING"}
+    assert len(profile.missing) == 53 and profile.created
+    assert [p.name for p in list_profiles(tiny_profile.parent)] == ["Kitchen deck"]
+    for backend, suffix in (("pytorch", "pt"), ("onnx", "onnx"), ("ncnn", "onnx")):
+        assert profile.classifier_for(backend).name == f"classifier.{suffix}"
+    for model in ("taki-yolov8n.pt", "taki-yolov8n.onnx"):
+        reader = load_reader(MODELS_DIR / model, deck=tiny_profile)
+        assert isinstance(reader, TwoStageDetector)
+        assert reader.classifier.path.parent == tiny_profile
+        scene = Compositor(config=SceneConfig.varied(320)).scene(4, top=Card.from_code("R7"))
+        dets = reader.detect(scene.image)
+        assert dets and isinstance(dets[0].card, Card)
+
+
+def _copy(profile: Path, dest: Path) -> Path:
+    shutil.copytree(profile, dest)
+    return dest
+
+
+@pytest.mark.skipif(not SHIPPED, reason="no shipped classifier")
+def test_broken_profiles_are_refused_with_a_reason(tiny_profile: Path, tmp_path: Path) -> None:
+    with pytest.raises(DeckError, match="no deck profile"):
+        load_profile(tmp_path / "nowhere")
+    p = _copy(tiny_profile, tmp_path / "a")
+    (p / "deck.json").unlink()
+    with pytest.raises(DeckError, match="deck.json is missing"):
+        load_profile(p)
+    p = _copy(tiny_profile, tmp_path / "b")
+    (p / "deck.json").write_text("{not json")
+    with pytest.raises(DeckError, match="damaged"):
+        load_profile(p)
+    p = _copy(tiny_profile, tmp_path / "c")
+    meta = json.loads((p / "deck.json").read_text())
+    (p / "deck.json").write_text(json.dumps({**meta, "version": 99}))
+    with pytest.raises(DeckError, match="another version"):
+        load_profile(p)
+    p = _copy(tiny_profile, tmp_path / "d")
+    (p / "faces" / "KING.png").unlink()
+    with pytest.raises(DeckError, match="missing the pictures of KING"):
+        load_profile(p)
+    p = _copy(tiny_profile, tmp_path / "e")
+    (p / "classifier.pt").unlink()
+    (p / "classifier.onnx").unlink()
+    with pytest.raises(DeckError, match="no learnt classifier"):
+        load_profile(p)
+    p = _copy(tiny_profile, tmp_path / "f")
+    (p / "deck.json").write_text(json.dumps({**meta, "enrolled": ["R7", "Q9"]}))
+    with pytest.raises(DeckError, match="no TAKI faces"):
+        load_profile(p)
+    assert [x.path.name for x in list_profiles(tmp_path)] == []  # broken ones are not offered
+
+
+@pytest.mark.skipif(not SHIPPED, reason="no shipped classifier")
+def test_eval_with_a_broken_deck_says_so_and_exits_2(tiny_profile: Path, tmp_path: Path) -> None:
+    from companion.synth.dataset import DatasetSpec, make_dataset
+
+    data = make_dataset(DatasetSpec(tmp_path / "d", {"test": 3}, seed=9, size=160), workers=1)
+    broken = _copy(tiny_profile, tmp_path / "broken")
+    (broken / "deck.json").write_text("[]")
+    done = subprocess.run([sys.executable, "-m", "companion.cli", "eval", "--data", str(data), "--deck",
+                           str(broken)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2
+    assert "is not a TAKI deck profile" in done.stderr and "Traceback" not in done.stderr
+    missing = subprocess.run([sys.executable, "-m", "companion.cli", "eval", "--data", str(tmp_path / "no.yaml")],
+                             capture_output=True, text=True, timeout=300)
+    assert missing.returncode == 2 and "no dataset file" in missing.stderr and "Traceback" not in missing.stderr
+
+
+@pytest.mark.skipif(not SHIPPED, reason="no shipped classifier")
+def test_the_app_falls_back_to_the_default_reader_with_a_lasting_warning(tmp_path: Path) -> None:
+    import argparse
+
+    from companion.ui.main import Controller
+
+    args = argparse.Namespace(model=None, classifier="auto", deck=str(tmp_path / "gone"), video=None)
+    ctl = Controller(args)  # the kiosk's controller, without a window
+    ctl.load_detector()
+    assert isinstance(ctl.detector, TwoStageDetector) and ctl.detector_error is None
+    assert "Deck profile not used" in ctl.deck_warning and "no deck profile" in ctl.deck_warning
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not SHIPPED, reason="no shipped classifier")
+def test_few_shot_learning_beats_the_default_reader_on_a_held_out_deck(tmp_path: Path) -> None:
+    """One picture per face of a deck drawn in the held-out glyph family (a look
+    no training picture had): the learnt profile reads its piles better than
+    the shipped reader does, and learning stays within the 5-minute budget."""
+    import time
+
+    from companion.training.fewshot import LearnSpec, learn_deck
+
+    _held_out_faces(tmp_path / "enrolled", seed=11)
+    t0 = time.monotonic()
+    learn_deck(tmp_path / "enrolled", tmp_path / "deck", "held-out deck", LearnSpec(epochs=4))
+    assert time.monotonic() - t0 < 300
+    from companion.synth.dataset import load_faces
+
+    comp = Compositor(load_faces(tmp_path / "deck" / "faces"), SceneConfig.varied(416))
+    default, learnt = load_reader(), load_reader(deck=tmp_path / "deck")
+    right = {"default": 0, "deck": 0}
+    for i, card in enumerate(FACES):
+        image = comp.scene(np.random.default_rng([4545, i]), top=card).image
+        for name, reader in (("default", default), ("deck", learnt)):
+            dets = reader.detect(image)
+            right[name] += bool(dets) and dets[0].card == card
+    assert right["deck"] >= right["default"] and right["deck"] >= 54, right
