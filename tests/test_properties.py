@@ -121,3 +121,26 @@ def test_notation_round_trip_on_text() -> None:
     s = deal(["Dana", "Omer Levi", "N,oa"], seed=9)
     text = to_text(s)
     assert to_text(from_text(text)) == text
+
+
+junk = st.one_of(st.none(), st.integers(-5, 99), st.booleans(), st.floats(allow_nan=True), st.text(max_size=6),
+                 st.sampled_from(FACES), st.sampled_from(list(Color)), st.just(object()))
+ill_typed = st.one_of(
+    st.builds(Play, junk, junk), st.builds(Draw, junk), st.builds(ChooseColor, junk, junk),
+    st.builds(CallLastCard, junk), st.builds(CloseTaki, junk), st.builds(EndTurn, junk),
+    st.builds(CorrectCount, junk, junk), st.builds(Reveal, junk), junk,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(events, ill_typed), max_size=30), st.integers(2, 10))
+def test_ill_typed_events_are_refused_never_raised(evs, n) -> None:  # type: ignore[no-untyped-def]
+    """Issue 12: apply never raises, whatever a tap or a caller hands it (a name
+    where a card goes, a float seat, a colour that is a string)."""
+    state = apply(new_game([f"P{i}" for i in range(n)]), Reveal(FACES[3])).state
+    for event in evs:
+        step = apply(state, event)
+        if not step.legal:
+            assert step.state is state and step.text
+        state = step.state
+        assert state.cards_accounted() == 116

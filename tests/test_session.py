@@ -108,3 +108,36 @@ def test_wrong_taps_are_answered_not_raised() -> None:
     assert s.referee.state.phase.value == "setup"
     assert s.tap("format_disk") is None and "No button" in s.status
     voice.stop()
+
+
+_TAP_ARGS = [None, -1, 0, 1, 2, 7, "x", "-", "3", " 2 ", 2.5, True, "red", "R", Color.BLUE, object(), 10**30,
+             float("nan"), [], "", "blue"]
+_ACTIONS = ["drew", "last_card", "closed_taki", "end_turn", "colour", "undo", "correct", "answer", "all_drew",
+            "launch", None, 3]
+
+
+def test_random_taps_with_ill_typed_arguments_never_raise() -> None:
+    """Issue 12: 4,000 seeded random taps, arguments of every wrong kind: each is
+    answered (a status a person can read) or applied; none escapes as an error."""
+    import random
+
+    session, _, _ = _session()
+    rng = random.Random(1234)
+    answered = 0
+    for _ in range(4000):
+        action = rng.choice(_ACTIONS)
+        args = [rng.choice(_TAP_ARGS) for _ in range(rng.randint(0, 3))]
+        before = session.status
+        result = session.tap(action, *args)  # type: ignore[arg-type]
+        if result is None and session.status != before:
+            answered += 1
+        state = session.referee.state
+        assert 0 <= state.to_move < state.n_players and state.cards_accounted() == 116
+    assert answered > 100
+
+
+def test_a_count_fix_with_a_minus_sign_is_answered() -> None:
+    session, _, _ = _session()
+    assert session.tap("correct", 0, "-") is None
+    assert "not a count" in session.status
+    assert session.tap("colour", "purple") is None and "not a colour" in session.status

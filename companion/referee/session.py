@@ -99,6 +99,35 @@ class VisionWorker:
 _PLAIN_TAPS = frozenset({"drew", "last_card", "closed_taki", "end_turn", "all_drew"})
 
 
+def _colour(args: tuple[object, ...]) -> Color:
+    """The colour a tap names, or a RefereeError a person can read."""
+    if not args:
+        raise RefereeError("name a colour: red, yellow, green or blue")
+    value = args[0]
+    if isinstance(value, Color):
+        return value
+    for c in Color:
+        if isinstance(value, str) and value.strip().lower() in (c.value.lower(), c.name.lower()):
+            return c
+    raise RefereeError(f"{value!r} is not a colour: red, yellow, green or blue")
+
+
+def _whole(args: tuple[object, ...], i: int, what: str) -> int:
+    """A whole number (0 or more) from a tap's arguments, or a RefereeError."""
+    if len(args) <= i:
+        raise RefereeError(f"which {what}?")
+    value = args[i]
+    if isinstance(value, bool):
+        raise RefereeError(f"{value!r} is not a {what}")
+    try:
+        n = int(str(value).strip()) if isinstance(value, str) else int(value)  # type: ignore[call-overload]
+    except (TypeError, ValueError, OverflowError):
+        raise RefereeError(f"{value!r} is not a {what}: give a whole number") from None
+    if n < 0 or (not isinstance(value, str) and n != value):
+        raise RefereeError(f"{value!r} is not a {what}: give a whole number, 0 or more")
+    return n
+
+
 @dataclass
 class TableSession:
     referee: Referee
@@ -162,14 +191,20 @@ class TableSession:
         r = self.referee
         try:
             if action == "colour":
-                return r.colour(args[0] if isinstance(args[0], Color) else Color(args[0]))
+                return r.colour(_colour(args))
             if action == "undo":
                 return r.undo()
             if action == "correct":
-                return r.correct(int(args[0]), int(args[1]))  # type: ignore[call-overload]
+                seat, count = _whole(args, 0, "seat"), _whole(args, 1, "count")
+                if not 0 <= seat < r.state.n_players:
+                    raise RefereeError(f"there is no seat {seat} at this table")
+                return r.correct(seat, count)
             if action == "answer":
-                return r.answer(int(args[0]))  # type: ignore[call-overload]
-            if action not in _PLAIN_TAPS:
+                seat = _whole(args, 0, "seat")
+                if not 0 <= seat < r.state.n_players:
+                    raise RefereeError(f"there is no seat {seat} at this table")
+                return r.answer(seat)
+            if not isinstance(action, str) or action not in _PLAIN_TAPS:
                 raise RefereeError(f"no button does {action!r}")
             return getattr(r, action)()  # type: ignore[no-any-return]
         except RefereeError as e:

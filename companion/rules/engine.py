@@ -139,6 +139,21 @@ def apply(state: GameState, event: Event | object) -> Step:
     except Illegal as e:
         name = state.names[e.seat] if e.seat is not None and 0 <= e.seat < state.n_players else ""
         return Step(state, (Ruling(R.ILLEGAL, e.rule, e.seat, name, reason=e.reason),), False)
+    except Exception:  # an event with fields of the wrong kind (a tap or a caller's bug): refused
+        return Step(state, (Ruling(R.ILLEGAL, "R-PLAY-1", None, "", reason=_malformed(event)),), False)
+
+
+def _malformed(event: object) -> str:
+    """Why an event could not be used, in words (its fields of the wrong kind)."""
+    for field, want in (("card", Card), ("color", Color)):
+        value = getattr(event, field, None)
+        if hasattr(event, field) and not isinstance(value, want):
+            return f"I cannot use {type(event).__name__}: {value!r} is not a {field}."
+    for field in ("seat", "count"):
+        value = getattr(event, field, None)
+        if value is not None and (type(value) is not int or value < 0):
+            return f"I cannot use {type(event).__name__}: {value!r} is not a {field}."
+    return f"I cannot use the event {event!r}."
 
 
 def is_legal(state: GameState, event: Event) -> bool:
