@@ -8,6 +8,7 @@ before anything imports kivy.
 from __future__ import annotations
 
 import argparse
+import sys
 import os
 import tempfile
 import time
@@ -112,6 +113,9 @@ class Controller:
             self.detector_error = None
         except ModelError as e:
             self.detector, self.detector_error = None, str(e)
+        except Exception as e:  # a model that loads but fails its first reading (a damaged file)
+            self.detector, self.detector_error = None, f"the card reader failed its first reading " \
+                f"({type(e).__name__}: {e}); reinstall the models or pick another with --model"
 
     def _vision(self, session):  # type: ignore[no-untyped-def]
         from ..referee.session import VisionWorker
@@ -257,9 +261,31 @@ def _camera_present() -> bool:
     return any(Path("/dev").glob("video*"))
 
 
+def _check_source(args: argparse.Namespace) -> str | None:
+    """A video or camera asked for by name that cannot be opened is said at once:
+    the demo is never played into a real game in its place."""
+    from ..vision.sources import CameraSource, SourceError, VideoFileSource
+
+    try:
+        if args.video:
+            VideoFileSource(args.video)
+        elif args.camera is not None:
+            CameraSource(args.camera).close()
+    except SourceError as e:
+        tail = " (the demo is a separate game: start it with --demo)" if args.camera is not None else ""
+        return f"{e}{tail}"
+    except Exception as e:  # a driver that fails in its own way
+        return f"camera {args.camera} could not be opened ({type(e).__name__}: {e})"
+    return None
+
+
 def run(args: argparse.Namespace, default_journal: str) -> int:
     args.journal_given = args.journal is not None
     args.journal = args.journal or default_journal
+    problem = _check_source(args)
+    if problem:
+        print(f"taki-companion: {problem}", file=sys.stderr)
+        return 2
     controller = Controller(args)
     controller.load_detector()  # before kivy: torch's native libraries clash with it otherwise
     _kivy_env(args)
