@@ -267,3 +267,51 @@ def test_referee_replays_simulated_games_exactly() -> None:
         _feed(ref, list(res.log))
         s, f = ref.state, res.final
         assert (s.counts, s.to_move, s.winner, s.stages, s.draw_size) == (f.counts, f.to_move, f.winner, f.stages, f.draw_size)
+
+
+_CREATOR = (
+    "import sys\n"
+    "from pathlib import Path\n"
+    "from companion.store import Journal\n"
+    "root = Path(sys.argv[1])\n"
+    "print('ready', flush=True)\n"
+    "for i in range(100000):\n"
+    "    Journal(root / f'j{i}.db').close()\n"
+)
+
+
+def test_a_kill_while_a_journal_is_created_never_leaves_an_unusable_journal(tmp_path: Path) -> None:
+    """Issue 12: kill -9 at random moments while journals are being created,
+    again and again: every journal file that exists afterwards opens."""
+    import random
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    rng = random.Random(7)
+    made = 0
+    for trial in range(12):
+        root = tmp_path / f"t{trial}"
+        root.mkdir()
+        child = subprocess.Popen([sys.executable, "-c", _CREATOR, str(root)], stdout=subprocess.PIPE, text=True)
+        assert child.stdout is not None and child.stdout.readline().strip() == "ready"
+        time.sleep(rng.uniform(0.01, 0.3))
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+        for path in sorted(root.glob("j*.db")):
+            Journal(path).close()  # raises JournalError on an unusable file
+            made += 1
+        assert not [p for p in root.glob("j*.db") if p.stat().st_size == 0]
+    assert made > 12
+
+
+def test_a_journal_path_that_is_a_folder_or_cannot_be_made_is_refused(tmp_path: Path) -> None:
+    from companion.store import JournalError
+
+    with pytest.raises(JournalError, match="is a folder"):
+        Journal(tmp_path)
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(JournalError, match="cannot be made"):
+        Journal(blocker / "sub" / "journal.db")

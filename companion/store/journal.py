@@ -12,6 +12,7 @@ with :class:`JournalError` and left untouched.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -93,18 +94,53 @@ class Journal:
 
     @staticmethod
     def _open(path: Path) -> sqlite3.Connection:
+        if path.is_dir():
+            raise JournalError(f"{path} is a folder, not a journal file; choose a file name.")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise JournalError(f"the journal's folder {path.parent} cannot be made ({e.strerror or e}).") from None
         fresh = not path.exists() or path.stat().st_size == 0
-        if not fresh:
+        if fresh:
+            Journal._create(path)
+        try:
             with path.open("rb") as f:
                 head = f.read(16)
-            if head != b"SQLite format 3\x00":
-                raise JournalError(f"{path} is not a TAKI journal: it is not an SQLite database. "
-                                   "It was left as it is; choose another file.")
-        path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise JournalError(f"{path} cannot be read ({e.strerror or e}). It was left as it is.") from None
+        if head != b"SQLite format 3\x00":
+            raise JournalError(f"{path} is not a TAKI journal: it is not an SQLite database. "
+                               "It was left as it is; choose another file.")
         try:
             db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
-            if fresh:
-                db.execute("PRAGMA journal_mode=WAL")
+            app = db.execute("PRAGMA application_id").fetchone()[0]
+            if app != APP_ID:
+                db.close()
+                raise JournalError(f"{path} is an SQLite database of another program, not a TAKI "
+                                   "journal. It was left as it is; choose another file.")
+            row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+            if row is None or int(row[0]) != SCHEMA_VERSION:
+                db.close()
+                raise JournalError(f"{path} is a TAKI journal of schema {row and row[0]}, "
+                                   f"this program reads schema {SCHEMA_VERSION}.")
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=FULL")
+            db.execute("PRAGMA foreign_keys=ON")
+        except sqlite3.DatabaseError as e:
+            raise JournalError(f"{path} cannot be read as a TAKI journal ({e}). "
+                               "It was left as it is.") from None
+        return db
+
+    @staticmethod
+    def _create(path: Path) -> None:
+        """Build the journal whole in a scratch file, then rename it into place: a
+        kill at any moment leaves either no journal or a complete empty one."""
+        scratch = path.with_name(f".{path.name}.creating-{os.getpid()}")
+        for leftover in (scratch, scratch.with_name(scratch.name + "-wal"), scratch.with_name(scratch.name + "-shm")):
+            leftover.unlink(missing_ok=True)
+        try:
+            db = sqlite3.connect(str(scratch), isolation_level=None)
+            try:
                 db.execute(f"PRAGMA application_id={APP_ID}")
                 db.execute("BEGIN")
                 for statement in _SCHEMA.split(";"):
@@ -112,24 +148,19 @@ class Journal:
                         db.execute(statement)
                 db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
                 db.execute("COMMIT")
-            else:
-                app = db.execute("PRAGMA application_id").fetchone()[0]
-                if app != APP_ID:
-                    db.close()
-                    raise JournalError(f"{path} is an SQLite database of another program, not a TAKI "
-                                       "journal. It was left as it is; choose another file.")
-                row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-                if row is None or int(row[0]) != SCHEMA_VERSION:
-                    db.close()
-                    raise JournalError(f"{path} is a TAKI journal of schema {row and row[0]}, "
-                                       f"this program reads schema {SCHEMA_VERSION}.")
-                db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=FULL")
-            db.execute("PRAGMA foreign_keys=ON")
-        except sqlite3.DatabaseError as e:
-            raise JournalError(f"{path} cannot be read as a TAKI journal ({e}). "
-                               "It was left as it is.") from None
-        return db
+            finally:
+                db.close()
+            with scratch.open("rb") as f:
+                os.fsync(f.fileno())
+            os.replace(scratch, path)
+            dir_fd = os.open(path.parent, os.O_RDONLY)
+            try:
+                os.fsync(dir_fd)
+            finally:
+                os.close(dir_fd)
+        except (OSError, sqlite3.DatabaseError) as e:
+            scratch.unlink(missing_ok=True)
+            raise JournalError(f"the journal {path} cannot be created ({e}).") from None
 
     def close(self) -> None:
         self.db.close()
