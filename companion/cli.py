@@ -259,7 +259,7 @@ def _export(args: argparse.Namespace) -> int:
 
     from .training.export import export_all
 
-    for fmt, path in export_all(Path(args.weights), Path(args.out), args.imgsz).items():
+    for fmt, path in export_all(Path(args.weights), Path(args.out), args.imgsz, name=args.name).items():
         print(f"{fmt:9s} {path}")
     return 0
 
@@ -396,6 +396,7 @@ def build_parser() -> argparse.ArgumentParser:
     xp.add_argument("--weights", required=True)
     xp.add_argument("--out", default="models")
     xp.add_argument("--imgsz", type=int, default=192)
+    xp.add_argument("--name", default="taki-yolov8n", help="file name stem (taki-cls-yolov8n for the classifier)")
     xp.set_defaults(func=_export)
 
     te = sub.add_parser("track-eval", help="score the tracker on synthesised videos")

@@ -148,3 +148,53 @@ def test_no_picamera2_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "picamera2", None)  # import fails
     with pytest.raises(SourceError, match="picamera2 is not installed"):
         open_source("picamera")
+
+
+def test_a_camera_driver_that_raises_does_not_kill_the_vision_worker() -> None:
+    """Issue 12: one exception from a source used to end the vision thread for good
+    while the screen looked alive. Now it is said, retried, and frames flow again."""
+    import time
+
+    from companion.referee.session import VisionWorker
+    from companion.vision.sources import Frame
+
+    class Flaky:
+        status, name = "ok", "flaky"
+
+        def __init__(self) -> None:
+            self.calls = 0
+
+        def read(self) -> Frame | None:
+            self.calls += 1
+            if self.calls == 3:
+                raise OSError("USB transfer failed")
+            return Frame(np.zeros((64, 64, 3), np.uint8), self.calls / 100, self.calls)
+
+        def close(self) -> None:
+            pass
+
+    class NoCards:
+        def detect(self, image: np.ndarray) -> list:  # type: ignore[type-arg]
+            return []
+
+    class Tracker:
+        last_reading = None
+
+        def __init__(self) -> None:
+            self.frames = 0
+
+        def update(self, image, t, dets):  # type: ignore[no-untyped-def]
+            self.frames += 1
+            return []
+
+    source, tracker = Flaky(), Tracker()
+    worker = VisionWorker(source, NoCards(), tracker, realtime=False).start()
+    deadline = time.monotonic() + 5
+    while tracker.frames < 10 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    worker.stop()
+    assert tracker.frames >= 10  # it carried on after the error
+    said = []
+    while not worker.out.empty():
+        said.append(worker.out.get()[1])
+    assert any("Camera error (OSError)" in str(m) for m in said) and "ok" in said

@@ -66,8 +66,20 @@ class VisionWorker:
         t0 = time.monotonic()
         last_status = None
         n = 0
+        backoff = 0.0
         while not self._stop.is_set():
-            frame = self.source.read()
+            try:
+                frame = self.source.read()
+            except Exception as e:  # a driver that raises: said on screen, retried with back-off
+                backoff = min(5.0, max(0.25, backoff * 2))
+                self.error = f"camera: {type(e).__name__}: {e}"
+                msg = f"Camera error ({type(e).__name__}): retrying in {backoff:.0f} s. The game is kept."
+                if last_status != msg:
+                    self.out.put(("source", msg))
+                    last_status = msg
+                self._stop.wait(backoff)
+                continue
+            backoff = 0.0
             status = getattr(self.source, "status", "ok")
             if status != last_status:
                 self.out.put(("source", status))
@@ -86,7 +98,11 @@ class VisionWorker:
             except Exception as e:  # a frame the detector chokes on is skipped, the game goes on
                 self.error = f"detector: {e}"
                 dets = []
-            events = self.tracker.update(frame.image, frame.t, dets)
+            try:
+                events = self.tracker.update(frame.image, frame.t, dets)
+            except Exception as e:  # never lose the thread to one bad frame
+                self.error = f"tracker: {type(e).__name__}: {e}"
+                continue
             reading = self.tracker.last_reading
             self.snapshot = Snapshot(frame.image, reading.box if reading else None,
                                      reading.card if reading else None, "ok", frame.t)
