@@ -16,6 +16,9 @@ def add_app_arguments(p: argparse.ArgumentParser, default_journal: str) -> None:
                         "none, or a path")
     g.add_argument("--deck", default=None,
                    help="a deck profile folder (from `taki-companion enrol --out DECK`): read with what it learnt")
+    g.add_argument("--enrol", action="store_true", help="open 'Learn a deck' (guided enrolment) at start")
+    g.add_argument("--decks", default=None, help="folder of deck profiles (default: beside the journal)")
+    g.add_argument("--enrol-from", default=None, help=argparse.SUPPRESS)  # an image folder as the camera (tests)
     g.add_argument("--journal", default=None, help=f"game journal (default {default_journal})")
     g.add_argument("--new-game", action="store_true", help="do not resume an unfinished game")
     g.add_argument("--players", help="start at once with these players, comma-separated, youngest first")

@@ -118,3 +118,34 @@ def test_a_corrupt_journal_is_reported_on_screen_and_left_alone(tmp_path: Path) 
     assert "not a TAKI journal" in dump["status"] and "not being saved" in dump["status"]
     assert (tmp_path / "j.db").read_bytes() == junk
     assert dump["turn"] in ("Dana's turn", "Omer's turn")  # the game goes on regardless
+
+
+@needs_x
+@pytest.mark.skipif(not (ROOT / "models" / "taki-yolov8n.pt").exists(), reason="no shipped finder")
+def test_learn_a_deck_screen_takes_cards_by_itself(tmp_path: Path) -> None:
+    """Issue 11: 'Learn a deck' driven headless with an image folder for a camera:
+    it asks for the first face, takes each steady card without a tap, and moves on."""
+    from dataclasses import replace
+
+    from companion.synth.styles import PUBLISHED, render_styled_face
+
+    cam = tmp_path / "camera"
+    cam.mkdir()
+    cfg = replace(SceneConfig.varied(480, "classic"), under_cards=(0, 0), hand_p=0.0, card_height=(0.5, 0.6),
+                  tilt=10.0, hard_shadow_p=0.0, photometric=False)
+    faces = {Card.from_code(c): render_styled_face(Card.from_code(c), PUBLISHED, 300, 420) for c in ("R1", "R3")}
+    comp = Compositor(faces, cfg)
+    frames = [np.full((480, 480, 3), 120, np.uint8)]
+    for code, seed in (("R1", 1), ("R3", 2)):
+        frames += [comp.scene(np.random.default_rng(seed), top=Card.from_code(code)).image] * 5
+    for i, f in enumerate(frames):
+        cv2.imwrite(str(cam / f"{i:03d}.png"), f)
+    dump, shot = run_app(tmp_path, "--enrol", "--enrol-from", str(cam), "--decks", str(tmp_path / "decks"),
+                         seconds=14)
+    assert dump["screen"] == "enrol"
+    assert dump["taken"] == ["R1", "R3"], dump
+    assert dump["prompt"] == "Show the red 4" and "2 of 57 faces" in dump["counts"]
+    assert 0.03 < dump["progress"] < 0.04
+    out = Path(dump["out"])
+    assert sorted(p.name for p in (out / "faces").iterdir()) == ["R1.png", "R3.png"]
+    assert ocr(shot[: shot.shape[0] // 8], tmp_path).strip().startswith("Show the red")

@@ -224,6 +224,11 @@ class StandingsScreen(Screen):
     pass
 
 
+class EnrolScreen(Screen):
+    """Learn a deck: the live camera, the face wanted (in words and as a picture),
+    a green outline on a steady card, automatic capture, skip, redo, progress."""
+
+
 class TakiApp(App):
     title = "TAKI Table Companion"
 
@@ -235,12 +240,13 @@ class TakiApp(App):
         self._shown_log = -1
 
     def build(self) -> ScreenManager:
-        for kv in ("setup.kv", "table.kv", "standings.kv"):
+        for kv in ("setup.kv", "table.kv", "standings.kv", "enrol.kv"):
             Builder.load_file(str(HERE / kv))
         sm = ScreenManager(transition=NoTransition())
         sm.add_widget(SetupScreen(name="setup"))
         sm.add_widget(TableScreen(name="table"))
         sm.add_widget(StandingsScreen(name="standings"))
+        sm.add_widget(EnrolScreen(name="enrol"))
         return sm
 
     def on_start(self) -> None:
@@ -272,9 +278,64 @@ class TakiApp(App):
         path = self.controller.export_standings(self, fmt)
         self.root.get_screen("standings").ids.title.text = f"Standings: saved {path}"
 
+    # ------------------------------------------------------------ guided enrolment
+
+    def open_enrolment(self) -> None:
+        self._enrol_back = self.root.current if self.root.current != "enrol" else "setup"
+        scr = self.root.get_screen("enrol")
+        problem = self.controller.start_enrolment(self)
+        scr.ids.message.text = problem or ""
+        self.root.current = "enrol"
+
+    def close_enrolment(self) -> None:
+        self.controller.stop_enrolment()
+        self.root.current = getattr(self, "_enrol_back", "setup")
+
+    def enrol_tap(self, what: str) -> None:
+        worker = getattr(self.controller, "enrolment", None)
+        if worker is not None:
+            worker.tap(what)
+
+    def enrol_learn(self) -> None:
+        worker = getattr(self.controller, "enrolment", None)
+        if worker is None:
+            return
+        try:
+            worker.guide.learn()  # a worker thread: the screen keeps drawing its progress
+        except ValueError as e:
+            self.root.get_screen("enrol").ids.message.text = str(e)
+
+    def _enrol_tick(self) -> None:
+        worker = getattr(self.controller, "enrolment", None)
+        if worker is None:
+            return
+        ids = self.root.get_screen("enrol").ids
+        image, view = worker.view()
+        if image is not None:
+            img = image.copy()
+            if view.corners is not None:
+                colour = (60, 220, 60) if view.steady else (0, 200, 255)
+                cv2.polylines(img, [view.corners.astype(np.int32)], True, colour, 5, cv2.LINE_AA)
+            ids.camera.texture = to_texture(img)
+        ids.prompt.text = view.prompt
+        if view.wanted is not None:
+            ids.face.texture = self.face_texture(view.wanted)
+        if view.learning or view.profile is not None:
+            ids.progress.value = view.learn_share
+            ids.message.text = view.learn_text if view.learning else f"Saved as {view.profile}"
+        else:
+            ids.progress.value = view.progress
+            ids.message.text = view.error or view.message
+        ids.counts.text = f"{view.done} of {view.total} faces ({len(worker.guide.taken)} taken, " \
+                          f"{len(worker.guide.skipped)} skipped)"
+        ids.learn.disabled = view.learning
+
     # ------------------------------------------------------------ drawing
 
     def _tick(self, _dt: float) -> None:
+        if self.root.current == "enrol":
+            self._enrol_tick()
+            return
         s = self.session
         if s is None:
             return
@@ -354,6 +415,13 @@ class TakiApp(App):
 
     def dump(self) -> dict[str, Any]:
         """What the table screen shows and where (window pixels), for the headless tests."""
+        if self.root.current == "enrol":
+            e = self.root.get_screen("enrol").ids
+            worker = getattr(self.controller, "enrolment", None)
+            return {"screen": "enrol", "window": [Window.width, Window.height], "prompt": e.prompt.text,
+                    "message": e.message.text, "counts": e.counts.text, "progress": e.progress.value,
+                    "taken": sorted(c.code for c in worker.guide.taken) if worker else [],
+                    "out": str(worker.guide.out) if worker else ""}
         ids = self.root.get_screen("table").ids
 
         def rect(w: Widget) -> list[float]:

@@ -190,6 +190,8 @@ class Controller:
                 s.vision = self._vision(s)
                 self.session = s
                 app.use_session(s)
+        if getattr(a, "enrol", False):
+            app.open_enrolment()
         if a.exit_after:
             from kivy.clock import Clock
 
@@ -238,6 +240,36 @@ class Controller:
             out.write_text(to_csv(rows) if fmt == "csv" else to_json(rows))
         return str(out)
 
+    # ------------------------------------------------------------ guided enrolment
+
+    def decks_dir(self) -> Path:
+        return Path(self.args.decks) if getattr(self.args, "decks", None) else Path(self.args.journal).parent / "decks"
+
+    def start_enrolment(self, app: Any) -> str | None:
+        """Open the camera and the card finder for 'Learn a deck'; a reason when it cannot."""
+        from ..training.guided import GuidedEnrolment
+        from ..vision.cardfinder import CardFinder
+        from ..vision.sources import CameraSource, ImageFolderSource, SourceError
+
+        finder = getattr(self.detector, "detector", self.detector)
+        if finder is None:
+            return f"No card reader: {self.detector_error}"
+        try:
+            src = ImageFolderSource(self.args.enrol_from) if getattr(self.args, "enrol_from", None) else \
+                CameraSource(self.args.camera or 0)
+        except SourceError as e:
+            return f"{e}: plug a camera in to learn a deck"
+        out = self.decks_dir() / time.strftime("deck-%Y%m%d-%H%M%S")
+        speak = self.voice.speak if self.voice is not None else None
+        self.enrolment = EnrolWorker(src, GuidedEnrolment(CardFinder(finder), out, speak=speak)).start()
+        return None
+
+    def stop_enrolment(self) -> None:
+        worker = getattr(self, "enrolment", None)
+        if worker is not None:
+            worker.stop()
+            self.enrolment = None
+
     def _finish(self, app: Any) -> None:
         from .app import dump_json, save_screenshot
 
@@ -248,6 +280,7 @@ class Controller:
         app.stop()
 
     def on_stop(self, app: Any) -> None:
+        self.stop_enrolment()
         s = self.session
         if s is not None and s.vision is not None:
             s.vision.stop()
@@ -255,6 +288,58 @@ class Controller:
             self.voice.stop()
         if self.journal is not None:
             self.journal.close()
+
+
+class EnrolWorker:
+    """Feeds camera frames to the guided enrolment on a thread: finding a card
+    takes longer than a frame, and the screen must keep drawing."""
+
+    def __init__(self, source: Any, guide: Any) -> None:
+        import threading
+
+        self.source, self.guide = source, guide
+        self.latest: tuple[Any, Any] = (None, guide.view())  # (frame image, EnrolView)
+        self.lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="taki-enrol", daemon=True)
+
+    def start(self) -> EnrolWorker:
+        self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                frame = self.source.read()
+            except Exception as e:  # said on screen; the faces taken so far are kept
+                with self.lock:
+                    self.latest = (self.latest[0], self.guide.view())
+                self.error = f"camera: {e}"
+                self._stop.wait(1.0)
+                continue
+            if frame is None:
+                self._stop.wait(0.05)
+                continue
+            with self.lock:
+                view = self.guide.feed(frame.image)
+                self.latest = (frame.image, view)
+
+    def tap(self, what: str) -> None:
+        with self.lock:
+            view = self.guide.skip() if what == "skip" else self.guide.redo()
+            self.latest = (self.latest[0], view)
+
+    def view(self) -> tuple[Any, Any]:
+        with self.lock:
+            image, view = self.latest
+        if view.learning or view.profile is not None or view.error:
+            view = self.guide.view()
+        return image, view
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+        self.source.close()
 
 
 def _camera_present() -> bool:

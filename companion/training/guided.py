@@ -1,0 +1,176 @@
+"""Guided enrolment: the kiosk asks for each face in turn and takes it by itself.
+
+Frames come from the camera; for the face it wants next ("Show the red 7") it
+looks for exactly one whole, sharp card (the card finder), waits until the card
+holds still for a few frames (green outline), cuts it out and says "got it".
+Skip (the deck lacks a face) and redo (take the last one again) are taps. When
+the faces are in, :meth:`GuidedEnrolment.learn` builds the deck profile on a
+worker thread, reporting progress, so the screen never freezes.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from ..rules.cards import FACES, Card, file_stem
+from ..synth.faces import CARD_H, CARD_W, card_mask
+from ..vision.cardfinder import CardFinder, CardNotFound, warp_card
+
+
+@dataclass(frozen=True)
+class EnrolView:
+    """What the enrolment screen shows."""
+
+    prompt: str  # "Show the red 7", or what to do now
+    wanted: Card | None
+    message: str  # why no card is taken yet, or "Got it"
+    corners: np.ndarray | None  # the card found in the last frame
+    steady: bool  # draw the outline green
+    done: int
+    total: int
+    finished: bool  # every face taken or skipped
+    learning: bool = False
+    learn_share: float = 0.0
+    learn_text: str = ""
+    profile: Path | None = None  # set when the deck profile is ready
+    error: str = ""
+
+    @property
+    def progress(self) -> float:
+        return self.done / self.total if self.total else 1.0
+
+
+def spoken_face(card: Card) -> str:
+    return f"the {card.spoken}"
+
+
+class GuidedEnrolment:
+    def __init__(self, finder: CardFinder, out: Path, faces: tuple[Card, ...] = FACES, steady_frames: int = 3,
+                 still: float = 0.02, speak: Callable[[str], None] | None = None,
+                 size: tuple[int, int] = (CARD_W // 2, CARD_H // 2)) -> None:
+        self.finder, self.out, self.faces = finder, Path(out), tuple(faces)
+        self.steady_frames, self.still, self.speak = steady_frames, still, speak or (lambda text: None)
+        self.size = size
+        self.i = 0
+        self.taken: dict[Card, float] = {}  # face -> sharpness
+        self.skipped: list[Card] = []
+        self._last: np.ndarray | None = None
+        self._steady = 0
+        self._message = ""
+        self._learning = False
+        self._learn = (0.0, "")
+        self._profile: Path | None = None
+        self._error = ""
+        (self.out / "faces").mkdir(parents=True, exist_ok=True)
+
+    # ------------------------------------------------------------ what the screen shows
+
+    @property
+    def wanted(self) -> Card | None:
+        return self.faces[self.i] if self.i < len(self.faces) else None
+
+    def view(self, corners: np.ndarray | None = None) -> EnrolView:
+        card = self.wanted
+        if card is not None:
+            prompt = f"Show {spoken_face(card)}"
+        elif self._profile is not None:
+            prompt = "The deck is learnt."
+        elif self._learning:
+            prompt = "Learning the deck..."
+        else:
+            prompt = f"All faces done: {len(self.taken)} taken, {len(self.skipped)} skipped. Learn the deck."
+        return EnrolView(prompt, card, self._message, corners, self._steady >= 1, self.i, len(self.faces),
+                         card is None, self._learning, self._learn[0], self._learn[1], self._profile, self._error)
+
+    # ------------------------------------------------------------ frames and taps
+
+    def feed(self, image: np.ndarray) -> EnrolView:
+        """One camera frame: find the card, take it when it has held still."""
+        card = self.wanted
+        if card is None:
+            return self.view()
+        try:
+            found = self.finder.find(image)
+        except CardNotFound as e:
+            self._last, self._steady, self._message = None, 0, str(e).capitalize()
+            return self.view()
+        height = float(np.linalg.norm(found.corners[3] - found.corners[0])) or 1.0
+        moved = None if self._last is None else float(np.abs(found.corners - self._last).max()) / height
+        self._last = found.corners
+        if moved is None or moved > self.still:
+            self._steady, self._message = 0, "Hold it still..."
+            return self.view(found.corners)
+        self._steady += 1
+        if self._steady < self.steady_frames:
+            self._message = "Hold it still..."
+            return self.view(found.corners)
+        w, h = self.size
+        flat = warp_card(image, found.corners, w, h)
+        cv2.imwrite(str(self.out / "faces" / f"{file_stem(card)}.png"), np.dstack([flat, card_mask(w, h)]))
+        self.taken[card] = round(found.sharpness, 1)
+        self.speak("Got it.")
+        self._message = f"Got {spoken_face(card)}."
+        self._advance()
+        return self.view(found.corners)
+
+    def skip(self) -> EnrolView:
+        """The deck lacks this face (or it is lost): go on without it."""
+        card = self.wanted
+        if card is not None:
+            self.skipped.append(card)
+            self._message = f"Skipped {spoken_face(card)}."
+            self._advance()
+        return self.view()
+
+    def redo(self) -> EnrolView:
+        """Take the previous face again (a wrong card was shown, or it was skipped by mistake)."""
+        if self.i == 0 or self._learning:
+            return self.view()
+        self.i -= 1
+        card = self.faces[self.i]
+        self.taken.pop(card, None)
+        if card in self.skipped:
+            self.skipped.remove(card)
+        (self.out / "faces" / f"{file_stem(card)}.png").unlink(missing_ok=True)
+        self._last, self._steady, self._message = None, 0, f"Again: {spoken_face(card)}."
+        return self.view()
+
+    def _advance(self) -> None:
+        self.i += 1
+        self._last, self._steady = None, 0
+
+    # ------------------------------------------------------------ learning
+
+    def learn(self, name: str | None = None, spec: object = None,
+              on_done: Callable[[EnrolView], None] | None = None) -> threading.Thread:
+        """Build the deck profile on a worker thread (the UI keeps drawing)."""
+        from .fewshot import LearnSpec, learn_deck
+
+        if not self.taken:
+            self._error = "No face was taken: show at least one card before learning."
+            raise ValueError(self._error)
+        self._learning, self._error = True, ""
+
+        def progress(what: str, share: float) -> None:
+            self._learn = (share, what)
+
+        def work() -> None:
+            try:
+                self._profile = learn_deck(self.out / "faces", self.out, name, spec or LearnSpec(), progress,
+                                           {c.code: q for c, q in self.taken.items()})
+            except Exception as e:  # said on the screen; the faces stay for another try
+                self._error = f"Learning failed ({type(e).__name__}: {e}); the pictures are kept."
+            finally:
+                self._learning = False
+                if on_done:
+                    on_done(self.view())
+
+        t = threading.Thread(target=work, name="taki-learn-deck", daemon=True)
+        t.start()
+        return t

@@ -1,0 +1,82 @@
+"""Issue 11: guided enrolment driven by an image-folder source (the kiosk's camera
+stand-in): captures, skip, redo, progress, and the deck profile written."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.rules.cards import Card
+from companion.synth.scene import Compositor, SceneConfig
+from companion.synth.styles import PUBLISHED, render_styled_face
+from companion.vision.detector import MODELS_DIR
+from companion.vision.sources import ImageFolderSource
+
+pytestmark = pytest.mark.skipif(not (MODELS_DIR / "taki-yolov8n.pt").exists(), reason="no shipped finder")
+
+
+def _photos(folder: Path) -> None:
+    """What the camera sees: an empty table, the red 7 held still, the King held
+    still twice (it is redone), numbered in time order."""
+    folder.mkdir()
+    faces = {c: render_styled_face(Card.from_code(c), PUBLISHED, 300, 420) for c in ("R7", "KING")}
+    cfg = replace(SceneConfig.varied(480, "classic"), under_cards=(0, 0), hand_p=0.0, card_height=(0.5, 0.6),
+                  tilt=10.0, hard_shadow_p=0.0, photometric=False)
+    comp = Compositor({Card.from_code(k): v for k, v in faces.items()}, cfg)
+    frames = [np.full((480, 480, 3), 120, np.uint8)]
+    for code, seed in (("R7", 1), ("KING", 2), ("KING", 3)):
+        image = comp.scene(np.random.default_rng(seed), top=Card.from_code(code)).image
+        frames += [image] * 4
+    for i, f in enumerate(frames):
+        cv2.imwrite(str(folder / f"{i:03d}.png"), f)
+
+
+def test_guided_enrolment_from_an_image_folder(tmp_path: Path) -> None:
+    from companion.training.enrol import default_card_finder
+    from companion.training.fewshot import LearnSpec
+    from companion.training.guided import GuidedEnrolment
+    from companion.vision.deck import load_profile
+
+    _photos(tmp_path / "camera")
+    source = ImageFolderSource(tmp_path / "camera")
+    said: list[str] = []
+    faces = tuple(Card.from_code(c) for c in ("R7", "B+2", "KING"))
+    guide = GuidedEnrolment(default_card_finder(), tmp_path / "deck", faces, steady_frames=2, speak=said.append)
+    view = guide.view()
+    assert view.prompt == "Show the red 7" and view.progress == 0
+    view = guide.feed(source.read().image)  # the empty table
+    assert "no card in view" in view.message.lower() and not view.steady
+    for _ in range(4):
+        view = guide.feed(source.read().image)
+    assert said == ["Got it."] and view.done == 1 and view.prompt == "Show the blue plus two"
+    view = guide.skip()  # this deck has no blue +2
+    assert view.prompt == "Show the King" and view.progress == pytest.approx(2 / 3)
+    for _ in range(4):
+        view = guide.feed(source.read().image)
+    assert view.finished and len(said) == 2
+    view = guide.redo()  # take the King again
+    assert view.prompt == "Show the King" and not (tmp_path / "deck/faces/KING.png").exists()
+    for _ in range(4):
+        view = guide.feed(source.read().image)
+    assert view.finished and len(said) == 3
+    assert sorted(p.name for p in (tmp_path / "deck/faces").iterdir()) == ["KING.png", "R7.png"]
+    done: list = []
+    guide.learn("Test deck", LearnSpec(scenes_per_face=2, val_per_face=1, epochs=1), done.append).join(300)
+    assert done and done[0].profile is not None and not done[0].error, done
+    profile = load_profile(tmp_path / "deck")
+    assert profile.name == "Test deck" and set(profile.enrolled) == {"R7", "KING"}
+    assert "B+2" in profile.missing and set(profile.quality) == {"R7", "KING"}
+
+
+def test_learning_with_no_face_taken_is_refused(tmp_path: Path) -> None:
+    from companion.training.guided import GuidedEnrolment
+    from companion.vision.cardfinder import CardFinder
+
+    guide = GuidedEnrolment(CardFinder(lambda: None), tmp_path / "deck")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="No face was taken"):
+        guide.learn()
+    assert guide.view().error.startswith("No face was taken")
