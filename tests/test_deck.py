@@ -159,3 +159,29 @@ def test_few_shot_learning_beats_the_default_reader_on_a_held_out_deck(tmp_path:
             dets = reader.detect(image)
             right[name] += bool(dets) and dets[0].card == card
     assert right["deck"] >= right["default"] and right["deck"] >= 54, right
+
+
+@pytest.mark.skipif(not SHIPPED, reason="no shipped classifier")
+def test_the_setup_screen_deck_choice_is_used_and_remembered(tiny_profile: Path, tmp_path: Path) -> None:
+    import argparse
+
+    from companion.ui.main import Controller
+
+    decks = tmp_path / "decks"
+    shutil.copytree(tiny_profile, decks / "kitchen")
+    args = argparse.Namespace(model=None, classifier="auto", deck=None, video=None, decks=str(decks))
+    ctl = Controller(args)
+    ctl.load_detector()
+    shipped = ctl.detector.classifier.path
+    assert ctl.deck_names() == ["kitchen"] and ctl.current_deck_name() is None
+    ctl.choose_deck("kitchen")
+    assert ctl.detector.classifier.path == decks / "kitchen" / "classifier.pt" and not ctl.deck_warning
+    again = Controller(args)  # the next start reads with the deck chosen last time
+    again.load_detector()
+    assert again.current_deck_name() == "kitchen"
+    assert again.detector.classifier.path == decks / "kitchen" / "classifier.pt"
+    again.choose_deck("Default deck")
+    assert again.detector.classifier.path == shipped and again.current_deck_name() is None
+    (decks / "kitchen" / "deck.json").write_text("{}")
+    again.choose_deck("kitchen")  # broken since: refused, the default reader stays, the warning says why
+    assert again.detector.classifier.path == shipped and "not a TAKI deck profile" in again.deck_warning

@@ -91,6 +91,8 @@ def learn_deck(faces_dir: Path, out: Path, name: str | None = None, spec: LearnS
     say("making pictures of the deck on tables", 0.0)
     _crops(faces, work / "crops", "train", spec.scenes_per_face, spec.seed)
     _crops(enrolled, work / "crops", "val", spec.val_per_face, spec.seed + 1)
+    # ultralytics wants every class in val: one picture of each stand-in face.
+    _crops({c: f for c, f in faces.items() if c not in enrolled}, work / "crops", "val", 1, spec.seed + 2)
     say("learning the deck's faces", 0.35)
     model = YOLO(spec.base, task="classify")
 

@@ -91,7 +91,10 @@ def train_classifier(spec: ClassifierSpec) -> Path:
         YOLO(spec.arch, task="classify").train(
             **extra, data=str(spec.data), epochs=spec.epochs, imgsz=spec.imgsz, batch=spec.batch,
             device=spec.device, workers=spec.workers, project=str(spec.run_dir.parent.resolve()),
-            name=spec.run_dir.name, exist_ok=True, pretrained=False, plots=False, amp=False,
+            name=spec.run_dir.name, exist_ok=True, plots=False, amp=False,
+            # From our own .pt the weights are the start (ultralytics resets a classifier's
+            # parameters unless told it is pretrained); from a .yaml, random.
+            pretrained=str(spec.arch).endswith(".pt"),
             seed=spec.seed, deterministic=False, patience=100, verbose=True, val=True, cache="ram",
             # The crops carry the scene augmentations already. No flips: a mirrored 7 is no
             # card, and 6/9 differ only by orientation mark; hue stays (colour is the face).

@@ -250,6 +250,7 @@ class TakiApp(App):
         return sm
 
     def on_start(self) -> None:
+        self.show_decks()
         self.controller.on_start(self)
         Clock.schedule_interval(self._tick, 1 / 15)
 
@@ -259,8 +260,17 @@ class TakiApp(App):
     # ------------------------------------------------------------ actions
 
     def start_from_setup(self) -> None:
-        names, first, rules, teaching, rate = self.root.get_screen("setup").choices()
+        scr = self.root.get_screen("setup")
+        names, first, rules, teaching, rate = scr.choices()
+        self.controller.choose_deck(scr.ids.deck.text)
         self.controller.start_game(self, names, first, rules, teaching, rate)
+
+    def show_decks(self) -> None:
+        """The deck profiles the app knows (the one in use first), on the setup screen."""
+        names = self.controller.deck_names()
+        spinner = self.root.get_screen("setup").ids.deck
+        spinner.values = ["Default deck", *names]
+        spinner.text = self.controller.current_deck_name() or "Default deck"
 
     def use_session(self, session: TableSession) -> None:
         self.session = session
@@ -289,6 +299,7 @@ class TakiApp(App):
 
     def close_enrolment(self) -> None:
         self.controller.stop_enrolment()
+        self.show_decks()
         self.root.current = getattr(self, "_enrol_back", "setup")
 
     def enrol_tap(self, what: str) -> None:

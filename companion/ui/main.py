@@ -95,14 +95,15 @@ class Controller:
         from ..vision.deck import DeckError
 
         self.deck_warning = None
-        deck = getattr(self.args, "deck", None)
+        deck = getattr(self.args, "deck", None) or self._remembered_deck()
+        self.deck_in_use = deck
         if deck:
             try:
                 self.detector = load_reader(self.args.model, self.args.classifier, deck=deck)
             except (DeckError, ModelError) as e:  # the default reader referees; the warning lasts
                 self.deck_warning = f"Deck profile not used: {e}. Reading with the default reader."
                 print(self.deck_warning)
-                deck = None
+                deck = self.deck_in_use = None
         try:
             if not deck:
                 self.detector = load_reader(self.args.model, self.args.classifier)
@@ -242,8 +243,22 @@ class Controller:
 
     # ------------------------------------------------------------ guided enrolment
 
+    def _remembered_deck(self) -> str | None:
+        """The deck profile chosen last time on the setup screen, if any."""
+        try:
+            text = (self.decks_dir() / "in-use.txt").read_text().strip()
+        except (OSError, UnicodeDecodeError, TypeError):
+            return None
+        return text or None
+
     def decks_dir(self) -> Path:
-        return Path(self.args.decks) if getattr(self.args, "decks", None) else Path(self.args.journal).parent / "decks"
+        """Deck profiles live beside the journal unless --decks says where."""
+        if getattr(self.args, "decks", None):
+            return Path(self.args.decks)
+        journal = getattr(self.args, "journal", None)
+        if journal:
+            return Path(journal).parent / "decks"
+        return Path.home() / ".local" / "share" / "taki-companion" / "decks"
 
     def start_enrolment(self, app: Any) -> str | None:
         """Open the camera and the card finder for 'Learn a deck'; a reason when it cannot."""
@@ -263,6 +278,47 @@ class Controller:
         speak = self.voice.speak if self.voice is not None else None
         self.enrolment = EnrolWorker(src, GuidedEnrolment(CardFinder(finder), out, speak=speak)).start()
         return None
+
+    def deck_names(self) -> list[str]:
+        from ..vision.deck import list_profiles
+
+        return [d.path.name for d in list_profiles(self.decks_dir())]
+
+    def current_deck_name(self) -> str | None:
+        deck = getattr(self, "deck_in_use", None)
+        return Path(deck).name if deck else None
+
+    def choose_deck(self, name: str) -> None:
+        """Read with the deck profile chosen on the setup screen (remembered for the
+        next start); a profile that fails its check leaves the default reader and a
+        lasting warning."""
+        from ..vision.classifier import FaceClassifier
+        from ..vision.deck import DeckError, load_profile
+        from ..vision.detector import ModelError
+
+        if name == (self.current_deck_name() or "Default deck") or self.detector is None:
+            return
+        from ..vision.classifier import classifier_for
+
+        reader = self.detector
+        try:
+            if name == "Default deck":
+                path = None
+                shipped = classifier_for(reader.detector.path)
+                if shipped is None:
+                    raise ModelError("no shipped face classifier for this reader")
+                reader.classifier = FaceClassifier(shipped)
+            else:
+                path = self.decks_dir() / name
+                profile = load_profile(path)
+                reader.classifier = FaceClassifier(profile.classifier_for(reader.detector.backend))
+            self.deck_in_use = str(path) if path else None
+            self.deck_warning = None
+            remember = self.decks_dir() / "in-use.txt"
+            remember.parent.mkdir(parents=True, exist_ok=True)
+            remember.write_text(str(path or "") + "\n")
+        except (DeckError, ModelError, OSError, AttributeError) as e:
+            self.deck_warning = f"Deck profile not used: {e}. Reading with the default reader."
 
     def stop_enrolment(self) -> None:
         worker = getattr(self, "enrolment", None)
