@@ -151,7 +151,8 @@ def _train_classifier(args: argparse.Namespace) -> int:
 
     from .training.train import ClassifierSpec, train_classifier
 
-    spec = ClassifierSpec(Path(args.data), Path(args.run), arch=args.arch, epochs=args.epochs, imgsz=args.imgsz,
+    spec = ClassifierSpec(Path(args.data), Path(args.run), arch=args.arch, lr0=args.lr0, epochs=args.epochs,
+                          imgsz=args.imgsz,
                           batch=args.batch, device=args.device, workers=args.workers, hours=args.hours)
     print(train_classifier(spec))
     return 0
@@ -380,6 +381,7 @@ def build_parser() -> argparse.ArgumentParser:
     cl.add_argument("--workers", type=int, default=2)
     cl.add_argument("--hours", type=float, default=None, help="stop after this long")
     cl.add_argument("--arch", default="yolov8n-cls.yaml", help="model .yaml, or .pt weights of ours to start from")
+    cl.add_argument("--lr0", type=float, default=0.002, help="AdamW learning rate (lower to fine-tune)")
     cl.set_defaults(func=_train_classifier)
 
     vp = sub.add_parser("eval", help="score a detector on a YOLO-format dataset: mAP and top-card accuracy")
