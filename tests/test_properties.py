@@ -125,10 +125,19 @@ def test_notation_round_trip_on_text() -> None:
 
 junk = st.one_of(st.none(), st.integers(-5, 99), st.booleans(), st.floats(allow_nan=True), st.text(max_size=6),
                  st.sampled_from(FACES), st.sampled_from(list(Color)), st.just(object()))
+def _made(cls, *args):  # type: ignore[no-untyped-def]
+    """The event, or None where the compiled core refuses to build it (mypyc checks field types)."""
+    try:
+        return cls(*args)
+    except TypeError:
+        return None
+
+
 ill_typed = st.one_of(
-    st.builds(Play, junk, junk), st.builds(Draw, junk), st.builds(ChooseColor, junk, junk),
-    st.builds(CallLastCard, junk), st.builds(CloseTaki, junk), st.builds(EndTurn, junk),
-    st.builds(CorrectCount, junk, junk), st.builds(Reveal, junk), junk,
+    st.builds(_made, st.just(Play), junk, junk), st.builds(_made, st.just(Draw), junk),
+    st.builds(_made, st.just(ChooseColor), junk, junk), st.builds(_made, st.just(CallLastCard), junk),
+    st.builds(_made, st.just(CloseTaki), junk), st.builds(_made, st.just(EndTurn), junk),
+    st.builds(_made, st.just(CorrectCount), junk, junk), st.builds(_made, st.just(Reveal), junk), junk,
 )
 
 
