@@ -238,12 +238,11 @@ def _eval(args: argparse.Namespace) -> int:
     from dataclasses import asdict
     from pathlib import Path
 
-    from .training.evaluate import evaluate, split_images
+    from .training.evaluate import evaluate
     from .vision.deck import DeckError
     from .vision.detector import ModelError
 
     try:
-        split_images(Path(args.data), args.split)  # a missing or broken dataset is said before models load
         result = evaluate(args.model, Path(args.data), args.split, args.imgsz, classifier=args.classifier,
                           deck=args.deck)
     except (ModelError, DeckError, FileNotFoundError, ValueError) as e:

@@ -48,3 +48,20 @@ def test_a_damaged_ncnn_model_is_reported_not_raised(tmp_path: Path) -> None:
     ctl = Controller(argparse.Namespace(model=str(model), classifier="auto", deck=None, video=None))
     ctl.load_detector()
     assert ctl.detector is None and ctl.detector_error
+
+
+def test_a_real_game_without_a_camera_is_never_fed_the_demo() -> None:
+    """The demo is decided before a game begins; a real game whose camera cannot be
+    opened gets no camera reading and says so, rather than the demo clip's cards."""
+    from companion.ui.main import Controller
+    from companion.vision.sources import CameraSource, SourceError
+
+    try:
+        CameraSource(0).close()
+        pytest.skip("this machine has a camera 0")
+    except SourceError:
+        pass
+    ctl = Controller(argparse.Namespace(video=None, camera=None, demo=False))
+    source, note = ctl._source()
+    assert source is None and not ctl.demo
+    assert "no camera at 0" in note and "cards are not read in this game" in note

@@ -80,3 +80,26 @@ def test_learning_with_no_face_taken_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="No face was taken"):
         guide.learn()
     assert guide.view().error.startswith("No face was taken")
+
+
+def test_a_camera_that_raises_is_said_on_the_enrolment_screen(tmp_path: Path) -> None:
+    import time
+
+    from companion.training.guided import GuidedEnrolment
+    from companion.ui.main import EnrolWorker
+    from companion.vision.cardfinder import CardFinder
+
+    class Broken:
+        def read(self):  # type: ignore[no-untyped-def]
+            raise OSError("USB transfer failed")
+
+        def close(self) -> None:
+            pass
+
+    worker = EnrolWorker(Broken(), GuidedEnrolment(CardFinder(lambda: None), tmp_path / "deck")).start()  # type: ignore[arg-type]
+    deadline = time.monotonic() + 3
+    while "Camera error" not in worker.view()[1].message and time.monotonic() < deadline:
+        time.sleep(0.02)
+    worker.stop()
+    view = worker.view()[1]
+    assert view.message == "Camera error (OSError): retrying." and view.prompt == "Show the red 1"

@@ -122,9 +122,11 @@ def _colour(args: tuple[object, ...]) -> Color:
     value = args[0]
     if isinstance(value, Color):
         return value
-    for c in Color:
-        if isinstance(value, str) and value.strip().lower() in (c.value.lower(), c.name.lower()):
-            return c
+    if isinstance(value, str):
+        key = value.strip().lower()
+        for c in Color:
+            if key in (c.value.lower(), c.name.lower()):
+                return c
     raise RefereeError(f"{value!r} is not a colour: red, yellow, green or blue")
 
 
@@ -142,6 +144,14 @@ def _whole(args: tuple[object, ...], i: int, what: str) -> int:
     if n < 0 or (not isinstance(value, str) and n != value):
         raise RefereeError(f"{value!r} is not a {what}: give a whole number, 0 or more")
     return n
+
+
+def _seat(args: tuple[object, ...], i: int, players: int) -> int:
+    """A seat at this table from a tap's arguments, or a RefereeError."""
+    seat = _whole(args, i, "seat")
+    if seat >= players:
+        raise RefereeError(f"there is no seat {seat} at this table")
+    return seat
 
 
 @dataclass
@@ -211,15 +221,9 @@ class TableSession:
             if action == "undo":
                 return r.undo()
             if action == "correct":
-                seat, count = _whole(args, 0, "seat"), _whole(args, 1, "count")
-                if not 0 <= seat < r.state.n_players:
-                    raise RefereeError(f"there is no seat {seat} at this table")
-                return r.correct(seat, count)
+                return r.correct(_seat(args, 0, r.state.n_players), _whole(args, 1, "count"))
             if action == "answer":
-                seat = _whole(args, 0, "seat")
-                if not 0 <= seat < r.state.n_players:
-                    raise RefereeError(f"there is no seat {seat} at this table")
-                return r.answer(seat)
+                return r.answer(_seat(args, 0, r.state.n_players))
             if not isinstance(action, str) or action not in _PLAIN_TAPS:
                 raise RefereeError(f"no button does {action!r}")
             return getattr(r, action)()  # type: ignore[no-any-return]

@@ -24,14 +24,28 @@ def _yolo_boxes(label: Path, width: int, height: int) -> list[tuple[int, tuple[f
     return out
 
 
+def face_folders(out: Path, split: str) -> None:
+    """One folder per face under ``out/split`` (ultralytics' classification layout)."""
+    for card in FACES:
+        (out / split / file_stem(card)).mkdir(parents=True, exist_ok=True)
+
+
+def jittered_crop(image: np.ndarray, box: tuple[float, float, float, float], rng: np.random.Generator,
+                  size: int = CROP_SIZE) -> np.ndarray:
+    """The reader's cut of ``box``, with margin and centre jittered as a detector's
+    boxes are off by a few per cent of the card."""
+    margin = float(rng.uniform(-0.02, 0.14))
+    shift = (float(rng.normal(0, 0.03)), float(rng.normal(0, 0.03)))
+    return card_crop(image, box, margin, size, shift)
+
+
 def make_crops(scenes: list[Path], out: Path, split: str, seed: int, per_image: int = 2,
                size: int = CROP_SIZE) -> int:
     """Write ``out/<split>/<face stem>/*.jpg`` (ultralytics' classification layout)
     from YOLO-labelled scene images: ``per_image`` jittered crops of each labelled
     top card. Returns the number written."""
     rng = np.random.default_rng(seed)
-    for card in FACES:
-        (out / split / file_stem(card)).mkdir(parents=True, exist_ok=True)
+    face_folders(out, split)
     n = 0
     for img_path in scenes:
         label = Path(str(img_path).replace("/images/", "/labels/")).with_suffix(".txt")
@@ -42,10 +56,7 @@ def make_crops(scenes: list[Path], out: Path, split: str, seed: int, per_image: 
             continue
         for c, box in _yolo_boxes(label, image.shape[1], image.shape[0]):
             for k in range(per_image):
-                # Detector boxes are off by a few percent of the card: jitter margin and centre.
-                margin = float(rng.uniform(-0.02, 0.14))
-                shift = (float(rng.normal(0, 0.03)), float(rng.normal(0, 0.03)))
-                crop = card_crop(image, box, margin, size, shift)
+                crop = jittered_crop(image, box, rng, size)
                 cv2.imwrite(str(out / split / file_stem(FACES[c]) / f"{img_path.stem}_{k}.jpg"), crop,
                             [cv2.IMWRITE_JPEG_QUALITY, 95])
                 n += 1
@@ -73,9 +84,7 @@ def _scene_crops(args: tuple[Path, str, int, int, int, int]) -> int:
     card = FACES[face_index % len(FACES)]
     scene = _scene_worker.scene(rng, top=card)
     for k in range(per_scene):
-        margin = float(rng.uniform(-0.02, 0.14))
-        shift = (float(rng.normal(0, 0.03)), float(rng.normal(0, 0.03)))
-        crop = card_crop(scene.image, scene.box, margin, CROP_SIZE, shift)
+        crop = jittered_crop(scene.image, scene.box, rng)
         cv2.imwrite(str(out / split / file_stem(card) / f"s{seed}_{i:06d}_{k}.jpg"), crop,
                     [cv2.IMWRITE_JPEG_QUALITY, 95])
     return per_scene
@@ -88,8 +97,7 @@ def make_scene_crops(out: Path, split: str, scenes: int, seed: int, config: obje
     card cut ``per_scene`` times with detector-like jitter. Returns crops written."""
     from concurrent.futures import ProcessPoolExecutor
 
-    for card in FACES:
-        (out / split / file_stem(card)).mkdir(parents=True, exist_ok=True)
+    face_folders(out, split)
     rng = np.random.default_rng([seed, 999_983])
     order = np.concatenate([rng.permutation(len(FACES)) for _ in range(scenes // len(FACES) + 1)])
     jobs = [(out, split, seed, i, int(order[i]), per_scene) for i in range(scenes)]

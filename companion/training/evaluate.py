@@ -97,6 +97,7 @@ def evaluate(model: str | Path | None, data: Path, split: str = "test", imgsz: i
              conf: float = 0.25, classifier: str | Path | None = "auto", deck: str | Path | None = None) -> EvalResult:
     from ..vision.classifier import TwoStageDetector, load_reader
 
+    images = split_images(data, split)  # a missing or broken dataset is said before any model loads
     det = YoloDetector(model, imgsz=imgsz, conf=conf)
     # A card finder is scored on finding the card (every label is one class to it).
     metrics = det.model.val(data=str(data), split=split, imgsz=imgsz, batch=16, plots=False,
@@ -104,7 +105,6 @@ def evaluate(model: str | Path | None, data: Path, split: str = "test", imgsz: i
     box = metrics.box
     per_class = {FACES[int(c)].code: float(m) for c, m in zip(box.ap_class_index, box.maps[box.ap_class_index])} \
         if hasattr(box, "ap_class_index") and det.names_faces else {}
-    images = split_images(data, split)
     n = len(images)
     reader = load_reader(model, classifier, imgsz=imgsz, deck=deck)
     per_face: dict[str, list[int]] = {}

@@ -22,7 +22,6 @@ import cv2
 import numpy as np
 
 from ..rules.cards import FACES, Card, file_stem
-from ..vision.crops import CROP_SIZE, card_crop
 from ..vision.deck import CLASSIFIERS, FORMAT, VERSION
 from ..vision.detector import MODELS_DIR
 
@@ -43,20 +42,18 @@ class LearnSpec:
 
 
 def _crops(faces: dict[Card, np.ndarray], out: Path, split: str, per_face: int, seed: int) -> int:
+    from ..synth.crops import face_folders, jittered_crop
     from ..synth.scene import Compositor, SceneConfig
 
     cfg = replace(SceneConfig.varied(320), styles="classic")  # the deck's own faces, on varied tables
     comp = Compositor(faces, cfg)
     n = 0
-    for card in FACES:
-        (out / split / file_stem(card)).mkdir(parents=True, exist_ok=True)
+    face_folders(out, split)
     for card in faces:
         for k in range(per_face):
             rng = np.random.default_rng([seed, card.index, k])
             scene = comp.scene(rng, top=card)
-            margin = float(rng.uniform(-0.02, 0.14))
-            shift = (float(rng.normal(0, 0.03)), float(rng.normal(0, 0.03)))
-            crop = card_crop(scene.image, scene.box, margin, CROP_SIZE, shift)
+            crop = jittered_crop(scene.image, scene.box, rng)
             cv2.imwrite(str(out / split / file_stem(card) / f"{k}.jpg"), crop, [cv2.IMWRITE_JPEG_QUALITY, 95])
             n += 1
     return n

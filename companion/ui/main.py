@@ -8,8 +8,8 @@ before anything imports kivy.
 from __future__ import annotations
 
 import argparse
-import sys
 import os
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -63,18 +63,12 @@ class Controller:
         a = self.args
         if a.video:
             return VideoFileSource(a.video), None
-        if a.camera is not None:
-            try:
-                return CameraSource(a.camera), None
-            except SourceError as e:
-                return VideoFileSource(DEMO_VIDEO), f"{e}: showing the demo instead"
-        if not a.demo:
-            try:
-                return CameraSource(0), None
-            except SourceError:
-                pass
-        self.demo = True
-        return VideoFileSource(DEMO_VIDEO), "No camera found: this is the bundled demo game."
+        if self.demo:  # decided before the game began: the demo is a game of its own
+            return VideoFileSource(DEMO_VIDEO), "No camera found: this is the bundled demo game."
+        try:
+            return CameraSource(a.camera if a.camera is not None else 0), None
+        except SourceError as e:  # a real game is never fed the demo clip in the camera's place
+            return None, f"{e}: cards are not read in this game; plug the camera in and start again"
 
     def load_detector(self) -> None:
         """Load and warm the detector before kivy is imported: torch's first
@@ -128,10 +122,13 @@ class Controller:
         from ..rules import legal_faces
         from ..vision.tracker import LeadingCardTracker
 
-        source, note = self._source()
         detector = self.detector
         if detector is None:
             session.status = f"No camera reading: {self.detector_error}"
+            return None
+        source, note = self._source()
+        if source is None:
+            session.status = note
             return None
         from ..vision.detector import RoiDetector
 
@@ -292,22 +289,21 @@ class Controller:
         """Read with the deck profile chosen on the setup screen (remembered for the
         next start); a profile that fails its check leaves the default reader and a
         lasting warning."""
-        from ..vision.classifier import FaceClassifier
+        from ..vision.classifier import FaceClassifier, classifier_for
         from ..vision.deck import DeckError, load_profile
         from ..vision.detector import ModelError
 
         if name == (self.current_deck_name() or "Default deck") or self.detector is None:
             return
-        from ..vision.classifier import classifier_for
-
         reader = self.detector
         try:
-            if name == "Default deck":
+            if name == "Default deck":  # the classifier the app was started with (--classifier)
                 path = None
-                shipped = classifier_for(reader.detector.path)
-                if shipped is None:
+                given = self.args.classifier
+                default = classifier_for(reader.detector.path) if given in (None, "auto", "none") else Path(given)
+                if default is None:
                     raise ModelError("no shipped face classifier for this reader")
-                reader.classifier = FaceClassifier(shipped)
+                reader.classifier = FaceClassifier(default)
             else:
                 path = self.decks_dir() / name
                 profile = load_profile(path)
@@ -367,10 +363,12 @@ class EnrolWorker:
         while not self._stop.is_set():
             try:
                 frame = self.source.read()
-            except Exception as e:  # said on screen; the faces taken so far are kept
+            except Exception as e:  # said on screen, retried; the faces taken so far are kept
+                from dataclasses import replace
+
                 with self.lock:
-                    self.latest = (self.latest[0], self.guide.view())
-                self.error = f"camera: {e}"
+                    said = replace(self.guide.view(), message=f"Camera error ({type(e).__name__}): retrying.")
+                    self.latest = (self.latest[0], said)
                 self._stop.wait(1.0)
                 continue
             if frame is None:
@@ -409,7 +407,7 @@ def _check_source(args: argparse.Namespace) -> str | None:
 
     try:
         if args.video:
-            VideoFileSource(args.video)
+            VideoFileSource(args.video).close()
         elif args.camera is not None:
             CameraSource(args.camera).close()
     except SourceError as e:

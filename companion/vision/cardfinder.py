@@ -145,8 +145,9 @@ def refine_corners(image: np.ndarray, box: tuple[float, float, float, float]) ->
         candidates.append(np.where((mask == cv2.GC_FGD) | (mask == cv2.GC_PR_FGD), 255, 0).astype(np.uint8))
     except cv2.error:
         pass
-    candidates += _edge_masks(small)
-    edges = cv2.dilate(_edge_strength(small), np.ones((3, 3), np.uint8))  # a pixel of slack across a side
+    strength = _edge_strength(small)
+    candidates += _edge_masks(strength)
+    edges = cv2.dilate(strength, np.ones((3, 3), np.uint8))  # a pixel of slack across a side
     prior = (rect[0], rect[1], rect[0] + rect[2], rect[1] + rect[3])
     quads = [_solid_quad(fg, 0.3 * rect[2] * rect[3]) for fg in candidates]
     best, best_score = None, 0.0
@@ -213,16 +214,16 @@ def _edge_strength(img: np.ndarray) -> np.ndarray:
     return mag
 
 
-def _edge_masks(img: np.ndarray) -> list[np.ndarray]:
-    """Closed shapes outlined by strong edges (the card's border against the table)."""
-    mag = _edge_strength(img)
+def _edge_masks(mag: np.ndarray) -> list[np.ndarray]:
+    """Closed shapes outlined by strong edges (the card's border against the table),
+    from an edge-strength map."""
     out = []
     for q in (80, 90):
         e = (mag > np.percentile(mag, q)).astype(np.uint8) * 255
         e = cv2.morphologyEx(e, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
         contours, _ = cv2.findContours(e, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         if contours:
-            m = np.zeros(img.shape[:2], np.uint8)
+            m = np.zeros(mag.shape, np.uint8)
             cv2.drawContours(m, [max(contours, key=cv2.contourArea)], -1, 255, -1)
             out.append(m)
     return out
