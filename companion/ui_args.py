@@ -10,6 +10,8 @@ def add_app_arguments(p: argparse.ArgumentParser, default_journal: str) -> None:
     g.add_argument("--camera", type=int, help="camera index (default: the first camera, else the demo)")
     g.add_argument("--video", help="referee a video file instead of a camera")
     g.add_argument("--demo", action="store_true", help="run the bundled demo game")
+    g.add_argument("--no-camera", action="store_true",
+                   help="referee by hand: no camera, no model; enter each card with 'Enter a card'")
     g.add_argument("--model", default=None, help="detector model (.pt, .onnx, *_openvino_model, *_ncnn_model)")
     g.add_argument("--classifier", default="auto",
                    help="face classifier behind the detector: auto (the shipped one of the same backend), "
@@ -28,6 +30,8 @@ def add_app_arguments(p: argparse.ArgumentParser, default_journal: str) -> None:
     g.add_argument("--windowed", action="store_true", help="a window instead of full screen")
     g.add_argument("--size", default="1280x800", help="window size with --windowed")
     g.add_argument("--export-dir", default=".", help="where standings exports go")
+    # JSON [[seconds, action, args...], ...] run on the table screen (headless tests)
+    g.add_argument("--ui-script", default=None, help=argparse.SUPPRESS)
     g.add_argument("--exit-after", type=float, default=None, help=argparse.SUPPRESS)
     g.add_argument("--screenshot", default=None, help=argparse.SUPPRESS)
     g.add_argument("--dump", default=None, help=argparse.SUPPRESS)

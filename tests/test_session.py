@@ -113,7 +113,8 @@ def test_wrong_taps_are_answered_not_raised() -> None:
 _TAP_ARGS = [None, -1, 0, 1, 2, 7, "x", "-", "3", " 2 ", 2.5, True, "red", "R", Color.BLUE, object(), 10**30,
              float("nan"), [], "", "blue"]
 _ACTIONS = ["drew", "last_card", "closed_taki", "end_turn", "colour", "undo", "correct", "answer", "all_drew",
-            "launch", None, 3]
+            "launch", None, 3, "card", "fix"]
+_TAP_ARGS += ["R5", "B1", "r7", "KING", "+2R", "COLOR", "Q9", C("G3"), C("BREAKER")]
 
 
 def test_random_taps_with_ill_typed_arguments_never_raise() -> None:
@@ -141,3 +142,57 @@ def test_a_count_fix_with_a_minus_sign_is_answered() -> None:
     assert session.tap("correct", 0, "-") is None
     assert "not a count" in session.status
     assert session.tap("colour", "purple") is None and "not a colour" in session.status
+
+
+# ---------------------------------------------------------------- issue 12 (4): cards by hand
+
+def test_cards_entered_by_hand_referee_a_game_with_no_camera() -> None:
+    s, _, _ = _session()
+    s.tap("card", "R5")  # the first card turned up (R-SETUP-1)
+    step = s.tap("card", C("R+2"))
+    assert step is not None and step.legal and s.referee.state.stack == 1  # R-PLUS2-1
+    assert s.tap("card", "purple 9") is None and "not a TAKI card" in s.status
+
+
+def test_a_misread_card_is_fixed_and_journalled_with_both_faces(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from companion.store.journal import Journal, replay
+
+    with Journal(tmp_path / "j.db") as j:
+        ref = Referee.start(["Dana", "Omer", "Noa"], journal=j)
+        s = TableSession(ref)
+        s.card_seen(C("R5"))
+        s.card_seen(C("R+2"))  # read as a +2: Omer would have to draw two
+        assert ref.state.stack == 1
+        step = s.tap("fix", "R3")  # it was a plain red 3 (R-PLAY-1): no +2 stack
+        assert step is not None and step.legal
+        st = ref.state
+        assert st.stack == 0 and st.top == C("R3") and st.to_move == 1 and st.counts == (7, 8, 8)
+        texts = [r["text"] for e in j.entries(ref.game_id) for r in e.rulings]
+        assert "Corrected: it was the red 3, not the red plus two." in texts
+        assert replay(j, ref.game_id).state == st
+        resumed = Referee.resume(j)  # a resumed game can fix its last card too
+        assert resumed is not None and resumed.events[-1].card == C("R3")
+        assert TableSession(resumed).tap("fix", "R4").legal and resumed.state.top == C("R4")
+
+
+def test_fixing_is_refused_when_the_last_thing_was_not_a_card() -> None:
+    s, _, _ = _session()
+    assert s.tap("fix", "R5") is None and "no card to fix" in s.status
+    s.card_seen(C("R5"))
+    s.tap("drew")
+    before = s.referee.state
+    assert s.tap("fix", "R7") is None and "not a card put down" in s.status
+    assert s.referee.state == before
+    s2, _, _ = _session()
+    s2.card_seen(C("R5"))
+    assert s2.tap("fix", "R5") is None and "already the card on record" in s2.status
+
+
+def test_fixing_to_a_card_that_could_not_be_played_asks_for_it_back() -> None:
+    s, _, _ = _session()
+    s.card_seen(C("R5"))
+    s.card_seen(C("R7"))  # read as a red 7; it was a blue 3, which does not match the red 5
+    step = s.tap("fix", "B3")
+    assert step is not None and not step.legal  # R-PLAY-1: neither colour nor symbol
+    assert s.referee.state.top == C("R5") and s.referee.state.to_move == 0
+    assert "Take the blue 3 back" in s.status

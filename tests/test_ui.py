@@ -149,3 +149,54 @@ def test_learn_a_deck_screen_takes_cards_by_itself(tmp_path: Path) -> None:
     out = Path(dump["out"])
     assert sorted(p.name for p in (out / "faces").iterdir()) == ["R1.png", "R3.png"]
     assert ocr(shot[: shot.shape[0] // 8], tmp_path).strip().startswith("Show the red")
+
+
+def _script(tmp: Path, steps: list[list[object]]) -> str:
+    p = tmp / "script.json"
+    p.write_text(json.dumps(steps))
+    return str(p)
+
+
+@needs_x
+def test_no_camera_game_is_refereed_with_the_card_picker_and_a_misread_is_fixed(tmp_path: Path) -> None:
+    """Issue 12 (4, 5): no camera and no model; cards entered by picture, a misread fixed,
+    and a bad count ("-") answered on screen with the app still up."""
+    from companion.rules.notation import from_text
+    from companion.store.journal import Journal, replay
+
+    script = _script(tmp_path, [[1.0, "enter_card"], [1.4, "pick", "R5"], [1.8, "enter_card"],
+                                [2.2, "pick", "R1"], [2.6, "fix_card"], [3.0, "pick", "R7"],
+                                [3.4, "fix_count"], [3.8, "type_count", 1, "-"], [4.2, "close"]])
+    dump, shot = run_app(tmp_path, "--no-camera", "--players", "Dana,Omer,Noa", "--ui-script", script,
+                         seconds=5)
+    state = from_text(dump["state"])
+    assert [c.code for c in state.discard] == ["R5", "R7"]  # the misread R1 is gone
+    assert state.counts == (7, 8, 8) and dump["turn"] == "Omer's turn"
+    assert dump["lead"] == "Leading: red 7"
+    assert best_face(_lead_image(shot, dump)) == Card.from_code("R7")  # the screen shows the fixed card
+    assert "Corrected: it was the red 7, not the red 1." in dump["history"]
+    assert "'-' is not a count" in dump["status"]  # typed "-" and Set: answered, not a crash
+    with Journal(tmp_path / "j.db") as j:
+        gid = j.games()[-1].id
+        texts = [r["text"] for e in j.entries(gid) for r in e.rulings]
+        assert "Corrected: it was the red 7, not the red 1." in texts
+        assert replay(j, gid).state == state  # the replay follows the real card
+
+
+@needs_x
+def test_card_picker_shows_every_face_legal_ones_first(tmp_path: Path) -> None:
+    from companion.rules import legal_faces
+    from companion.rules.notation import from_text
+
+    script = _script(tmp_path, [[1.0, "enter_card"], [1.4, "pick", "G5"], [1.8, "enter_card"]])
+    dump, shot = run_app(tmp_path, "--no-camera", "--players", "Dana,Omer", "--ui-script", script, seconds=3.5)
+    picker = dump["picker"]
+    assert picker is not None and picker["title"] == "Which card was put down?"
+    assert len(picker["faces"]) == len(FACES) == len(set(picker["faces"]))
+    legal = {c.code for c in legal_faces(from_text(dump["state"]))}
+    assert set(picker["faces"][:len(legal)]) == legal  # what Dana may play on the green 5 comes first
+    first = crop(shot, picker["first_rect"], dump["window"])
+    assert first.shape[0] >= 100 * shot.shape[0] / dump["window"][1] * 0.9  # finger-sized
+    g = cv2.cvtColor(first, cv2.COLOR_BGR2GRAY)
+    ys, xs = np.nonzero(g > 60)
+    assert best_face(first[ys.min(): ys.max() + 1, xs.min(): xs.max() + 1]) == Card.from_code(picker["faces"][0])

@@ -54,8 +54,10 @@ class Question:
 class Referee:
     def __init__(self, state: GameState, journal: Journal | None = None, game_id: int | None = None,
                  history: tuple[GameState, ...] = (), next_seq: int = 0,
-                 plus3_timeout: float = 8.0) -> None:
+                 plus3_timeout: float = 8.0, events: tuple[Event, ...] = ()) -> None:
         self.state = state
+        #: the kept events, in order, beside ``history`` (a correction needs the last one)
+        self.events: list[Event] = list(events)
         self.journal, self.game_id = journal, game_id
         self.history: list[GameState] = list(history)
         self.seq = next_seq
@@ -83,7 +85,7 @@ class Referee:
                 return None
             game_id = info.id
         r = replay(journal, game_id)
-        return cls(r.state, journal, game_id, r.history, r.next_seq, **kw)
+        return cls(r.state, journal, game_id, r.history, r.next_seq, events=r.events, **kw)
 
     # ------------------------------------------------------------ the core
 
@@ -94,6 +96,7 @@ class Referee:
         self.seq += 1
         if step.legal:
             self.history.append(self.state)
+            self.events.append(event)
             self.state = step.state
             self.question = None
             if self.state.plus3_by is None:
@@ -107,6 +110,8 @@ class Referee:
         if not self.history:
             raise RefereeError("nothing to undo")
         previous = self.history.pop()
+        if self.events:
+            self.events.pop()
         step = Step(previous, (Ruling(RulingKind.TURN, "R-SETUP-2", previous.to_move,
                                       previous.names[previous.to_move]),), True)
         if self.journal is not None and self.game_id is not None:
@@ -134,6 +139,34 @@ class Referee:
             self.question = Question(card, seats, "Who played the plus three Breaker?")
             return self.question
         return self.submit(Play(card), t)
+
+    def play_by_hand(self, card: Card, t: float | None = None) -> Step | Question:
+        """A person entered the card the camera missed (or with no camera at all):
+        judged exactly as if the camera had seen it land."""
+        return self.card_seen(card, t)
+
+    def fix_card(self, actual: Card, t: float | None = None) -> Step:
+        """The last card was misread: it was ``actual``. The misread play is taken back
+        (journalled as a correction naming both faces) and ``actual`` is judged in its
+        place, by the same player, so replays and standings follow the real card."""
+        last = self.events[-1] if self.events else None
+        if not isinstance(last, (Play, Reveal)) or not self.history:
+            raise RefereeError("the last thing that happened was not a card put down, so there is no card to fix")
+        if last.card == actual:
+            raise RefereeError(f"the {actual.spoken} is already the card on record")
+        previous = self.history.pop()
+        self.events.pop()
+        fix = Step(previous, (Ruling(RulingKind.CARD_CORRECTED, "R-PLAY-1", card=actual,
+                                     reason=last.card.spoken),), True)
+        if self.journal is not None and self.game_id is not None:
+            self.journal.append(self.game_id, self.seq, None, fix, t)
+        self.seq += 1
+        self.state = previous
+        self.question = None
+        self._window_since = t if previous.plus3_by is not None else None
+        self._tell(fix)
+        again = Reveal(actual) if isinstance(last, Reveal) else Play(actual, last.seat)
+        return self.submit(again, t)
 
     def answer(self, seat: int, t: float | None = None) -> Step:
         """Answer the open question: ``seat`` played the card."""

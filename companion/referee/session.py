@@ -130,6 +130,29 @@ def _colour(args: tuple[object, ...]) -> Color:
     raise RefereeError(f"{value!r} is not a colour: red, yellow, green or blue")
 
 
+def _sentence(text: str) -> str:
+    """A message as a sentence: capital first letter (names and TAKI keep theirs), one stop."""
+    text = text.strip()
+    return text[:1].upper() + text[1:] + ("" if text.endswith((".", "?", "!")) else ".")
+
+
+def _card(args: tuple[object, ...]) -> Card:
+    """The card a tap names (a Card or its code, e.g. "R7", "+2R"), or a RefereeError."""
+    from ..rules.cards import CardParseError
+
+    if not args:
+        raise RefereeError("which card? pick one of the faces")
+    value = args[0]
+    if isinstance(value, Card):
+        return value
+    if isinstance(value, str):
+        try:
+            return Card.from_code(value.strip())
+        except (CardParseError, ValueError):
+            pass
+    raise RefereeError(f"{value!r} is not a TAKI card")
+
+
 def _whole(args: tuple[object, ...], i: int, what: str) -> int:
     """A whole number (0 or more) from a tap's arguments, or a RefereeError."""
     if len(args) <= i:
@@ -213,9 +236,23 @@ class TableSession:
 
     def tap(self, action: str, *args: object) -> Step | Question | None:
         """A button: 'drew', 'last_card', 'closed_taki', 'end_turn', 'colour', 'undo',
-        'correct', 'answer', 'all_drew'. A wrong tap is answered, never raised."""
+        'correct', 'answer', 'all_drew', 'card' (a card entered by hand: the camera missed
+        it, or there is no camera) and 'fix' (the last card was misread: it was this one).
+        A wrong tap is answered, never raised."""
         r = self.referee
         try:
+            if action == "card":
+                return self.card_seen(_card(args))
+            if action == "fix":
+                card = _card(args)
+                self._takeback = None
+                step = r.fix_card(card)
+                self.status = "" if step.legal else f"Take the {card.spoken} back."
+                if not step.legal:
+                    self._takeback = card
+                if self.on_change:
+                    self.on_change()
+                return step
             if action == "colour":
                 return r.colour(_colour(args))
             if action == "undo":
@@ -228,7 +265,7 @@ class TableSession:
                 raise RefereeError(f"no button does {action!r}")
             return getattr(r, action)()  # type: ignore[no-any-return]
         except RefereeError as e:
-            self.status = str(e).capitalize() + "."
+            self.status = _sentence(str(e))
             if self.on_change:
                 self.on_change()
             return None

@@ -38,6 +38,7 @@ class RulingKind(FastEnum):
     RESHUFFLE = "reshuffle"
     PILE_EMPTY = "pile_empty"
     COUNT_CORRECTED = "count_corrected"
+    CARD_CORRECTED = "card_corrected"  # a person fixed a misread card (reason: what was read)
     WIN = "win"
     STAGE = "stage"
     TOURNAMENT_WIN = "tournament_win"
@@ -123,6 +124,9 @@ class Ruling(NamedTuple):
             return "The draw pile is empty: shuffle the discard pile, keep the leading card."
         if k is RulingKind.PILE_EMPTY:
             return f"No cards left to draw: {name} draws only {_number(n)}."
+        if k is RulingKind.CARD_CORRECTED:
+            return f"Corrected: it was the {card}, not the {self.reason}." if self.reason else \
+                f"Corrected: the {card} was played."
         if k is RulingKind.COUNT_CORRECTED:
             return f"{name} now holds {_number(n)} cards."
         if k is RulingKind.WIN:

@@ -259,13 +259,22 @@ def crown(w: int, h: int) -> np.ndarray:
     return _poly_mask(w, h, pts)
 
 
-def crack(mask: np.ndarray, rng_seed: int = 7, width: float = 0.07) -> np.ndarray:
-    """+3 Breaker: the same +3, broken by a zigzag crack from top to bottom."""
+def crack(mask: np.ndarray, rng_seed: int = 7, width: float | None = None) -> np.ndarray:
+    """+3 Breaker: the same +3, broken by a wide zigzag crack from top to bottom, the
+    right-hand piece knocked down a little, so the break shows at the classifier's size."""
     h, w = mask.shape
     rng = np.random.default_rng(rng_seed)
+    width = float(rng.uniform(0.06, 0.11)) if width is None else width
     ys = np.linspace(-0.05, 1.05, 7) * h
     xs = w * (0.55 + rng.uniform(-0.12, 0.12, len(ys)))
-    cut = np.zeros_like(mask)
     pts = np.stack([xs, ys], 1).round().astype(np.int32)
+    right = np.zeros_like(mask)
+    cv2.fillPoly(right, [np.vstack([pts, [[w + 5, int(1.05 * h)], [w + 5, int(-0.05 * h)]]]).astype(np.int32)], 255)
+    drop = int(round(h * rng.uniform(0.0, 0.06)))
+    moved = np.where(right > 0, mask, 0)
+    if drop:
+        moved = np.vstack([np.zeros((drop, w), mask.dtype), moved[:-drop]])
+    out = np.maximum(np.where(right > 0, 0, mask), moved)
+    cut = np.zeros_like(mask)
     cv2.polylines(cut, [pts], False, 255, max(2, int(w * width)), cv2.LINE_AA)
-    return np.where(cut > 0, 0, mask).astype(np.uint8)
+    return np.where(cut > 0, 0, out).astype(np.uint8)

@@ -104,7 +104,9 @@ def sample_style(rng: np.random.Generator, held_out: bool = False,
         wear=float(rng.uniform(0, 1) ** 2), frame=bool(rng.random() < (0.2 if block else 0.5)),
         corners=int(rng.choice([4, 4, 2, 0])), symbol_scale=float(rng.uniform(0.55, 0.8)),
         paper=paper, colourless_ink=str(COLOURLESS_INKS[int(rng.integers(3))]),
-        underline_69=bool(rng.random() < 0.5), seed=int(rng.integers(2**31)),
+        # Flat faces have no extrusion to show which way is up: a 6 turned round is a 9
+        # unless it is marked, as printed decks mark them. Block faces show it by their sides.
+        underline_69=bool(not block or rng.random() < 0.2), seed=int(rng.integers(2**31)),
     )
 
 
@@ -165,7 +167,7 @@ def symbol_parts(card: Card, style: FaceStyle, w: int, h: int, corner: bool = Fa
 
     if k is Kind.NUMBER:
         m = g.text(str(card.number), w, h)
-        if card.number in (6, 9) and style.underline_69 and style.family != "block":
+        if card.number in (6, 9) and style.underline_69:
             m = g.text(str(card.number), w, int(h * 0.86))
             m = np.vstack([m, np.zeros((h - m.shape[0], w), np.uint8)])
             t = max(2, h // 14)

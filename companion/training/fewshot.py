@@ -33,7 +33,7 @@ class LearnSpec:
     scenes_per_face: int = 24  # training crops per enrolled face
     val_per_face: int = 3
     epochs: int = 8
-    imgsz: int = 64
+    imgsz: int | None = None  # None: the size the base classifier was trained at
     base: Path = MODELS_DIR / "taki-cls-yolov8n.pt"
     lr0: float = 0.0005
     seed: int = 0
@@ -92,13 +92,14 @@ def learn_deck(faces_dir: Path, out: Path, name: str | None = None, spec: LearnS
     _crops({c: f for c, f in faces.items() if c not in enrolled}, work / "crops", "val", 1, spec.seed + 2)
     say("learning the deck's faces", 0.35)
     model = YOLO(spec.base, task="classify")
+    imgsz = spec.imgsz or int(model.model.args.get("imgsz", 64))
 
     def on_epoch(trainer) -> None:  # type: ignore[no-untyped-def]
         done = min(trainer.epoch + 1, trainer.epochs)  # a time-limited run re-plans its rounds
         say(f"learning the deck's faces (round {done} of {trainer.epochs})", 0.35 + 0.55 * done / max(1, trainer.epochs))
 
     model.add_callback("on_fit_epoch_end", on_epoch)
-    model.train(data=str(work / "crops"), epochs=spec.epochs, imgsz=spec.imgsz, batch=32, device="cpu",
+    model.train(data=str(work / "crops"), epochs=spec.epochs, imgsz=imgsz, batch=32, device="cpu",
                 workers=0, project=str(work.resolve()), name="run", exist_ok=True, pretrained=True,
                 plots=False, amp=False, seed=spec.seed, deterministic=False, verbose=False, val=True,
                 fliplr=0.0, scale=0.1, erasing=0.0, auto_augment=None, hsv_h=0.01, optimizer="AdamW",
@@ -112,7 +113,7 @@ def learn_deck(faces_dir: Path, out: Path, name: str | None = None, spec: LearnS
         say("preparing the fast reader", 0.92)
         from .export import export_all
 
-        made = export_all(out / CLASSIFIERS["pytorch"], work / "export", spec.imgsz, name="classifier",
+        made = export_all(out / CLASSIFIERS["pytorch"], work / "export", imgsz, name="classifier",
                           formats=("onnx",))
         shutil.copyfile(made["onnx"], out / CLASSIFIERS["onnx"])
     meta = {
@@ -123,7 +124,7 @@ def learn_deck(faces_dir: Path, out: Path, name: str | None = None, spec: LearnS
         "quality": quality or {},
         "accuracy": accuracy,
         "learn_seconds": round(time.monotonic() - t0, 1),
-        "base": Path(spec.base).name, "imgsz": spec.imgsz,
+        "base": Path(spec.base).name, "imgsz": imgsz,
     }
     (out / "deck.json").write_text(json.dumps(meta, indent=1))
     shutil.rmtree(work, ignore_errors=True)

@@ -98,7 +98,7 @@ class GuidedEnrolment:
         try:
             found = self.finder.find(image)
         except CardNotFound as e:
-            self._last, self._steady, self._message = None, 0, str(e).capitalize()
+            self._last, self._steady, self._message = None, 0, str(e)[:1].upper() + str(e)[1:]
             return self.view()
         height = float(np.linalg.norm(found.corners[3] - found.corners[0])) or 1.0
         moved = None if self._last is None else float(np.abs(found.corners - self._last).max()) / height

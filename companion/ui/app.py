@@ -172,19 +172,88 @@ class TableScreen(Screen):
         s = app.session.referee.state
         box = BoxLayout(orientation="vertical", spacing=6, padding=8)
         popup = Popup(title="Correct a hand count", content=box, size_hint=(0.8, 0.8))
+        self._count_fields: dict[int, tuple[TextInput, Button]] = {}
+        note = Label(text="Type the number of cards in the hand, then Set.", font_size="18sp",
+                     color=(1, 0.85, 0.4, 1), size_hint_y=0.4)
+        box.add_widget(note)
         for seat, name in enumerate(s.names):
             row = BoxLayout(spacing=6)
             row.add_widget(Label(text=name, font_size="22sp"))
             field = TextInput(text=str(s.counts[seat]), input_filter="int", multiline=False, font_size="22sp")
             row.add_widget(field)
             ok = Button(text="Set", font_size="22sp")
-            ok.bind(on_release=lambda _b, seat=seat, field=field: self.tap("correct", seat, int(field.text or 0)))
+            # The text goes as typed: the session refuses "-" or "" with a message.
+            ok.bind(on_release=lambda _b, seat=seat, field=field: self._set_count(seat, field.text, note))
             row.add_widget(ok)
+            self._count_fields[seat] = (field, ok)
             box.add_widget(row)
         close = Button(text="Done", font_size="22sp")
         close.bind(on_release=popup.dismiss)
         box.add_widget(close)
         popup.open()
+
+
+    def _set_count(self, seat: int, text: str, note: Label) -> None:
+        """Set one count; a refusal is shown in the popup itself, where the eyes are."""
+        app = App.get_running_app()
+        if app.session is None:
+            return
+        step = app.session.tap("correct", seat, text)
+        note.text = app.session.status if step is None else f"{app.session.referee.state.names[seat]} now holds " \
+            f"{app.session.referee.state.counts[seat]}."
+        app.refresh()
+
+    def enter_card(self) -> None:
+        """Put a card into the game by hand: the camera missed it, or there is none."""
+        app = App.get_running_app()
+        if app.session is None:
+            return
+        st = app.session.referee.state
+        title = "Which card was turned up first?" if st.phase.value == "setup" else "Which card was put down?"
+        self._open_picker(title, "Tap the card now on top of the pile. Bright ones can be played now.", st,
+                          lambda card: self.tap("card", card))
+
+    def fix_card(self) -> None:
+        """The camera misread the last card: pick the card it really was."""
+        from ..rules import Play, Reveal
+
+        app = App.get_running_app()
+        if app.session is None:
+            return
+        r = app.session.referee
+        last = r.events[-1] if r.events else None
+        if not isinstance(last, (Play, Reveal)) or not r.history:
+            app.session.status = "No card to fix: the last thing that happened was not a card put down."
+            app.refresh()
+            return
+        self._open_picker(f"Not the {last.card.spoken}? Which card was it?",
+                          "Tap the card really on top of the pile: it replaces the misread one.",
+                          r.history[-1], lambda card: self.tap("fix", card))
+
+    def _open_picker(self, title: str, note: str, state: Any, on_pick: Any) -> None:
+        from .picker import CardPicker
+
+        app = App.get_running_app()
+        self.picker = CardPicker(title, note, state, app.face_texture, on_pick)
+        self.picker.open()
+
+    def scripted(self, action: str, *args: Any) -> None:
+        """One step of a --ui-script: the same widgets a finger would press."""
+        if action == "pick":
+            self.picker.press(str(args[0]))
+        elif action == "type_count":
+            field, ok = self._count_fields[int(args[0])]
+            field.text = ""
+            field.insert_text(str(args[1]))  # through the field's input filter, as typing is
+            ok.dispatch("on_release")
+        elif action == "close":  # the open popups, as their Close/Done buttons do
+            from kivy.uix.modalview import ModalView
+
+            for w in list(Window.children):
+                if isinstance(w, ModalView):
+                    w.dismiss()
+        else:
+            getattr(self, action)(*args)
 
 
 class SetupScreen(Screen):
@@ -439,7 +508,12 @@ class TakiApp(App):
             x, y = w.to_window(*w.pos)
             return [x, y, w.width, w.height]
 
+        table = self.root.get_screen("table")
+        picker = getattr(table, "picker", None)
+        shown = picker is not None and picker.parent is not None  # open on the window
         return {
+            "picker": {"title": picker.title, "faces": [c for c in picker.buttons],
+                       "first_rect": rect(next(iter(picker.buttons.values())))} if shown else None,
             "window": [Window.width, Window.height],
             "turn": ids.turn.text, "turn_rect": rect(ids.turn),
             "direction": ids.direction.text, "direction_rect": rect(ids.direction),

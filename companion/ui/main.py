@@ -17,6 +17,8 @@ from typing import Any
 
 from ..ui_args import add_app_arguments  # noqa: F401  (re-exported)
 
+HAND_ONLY = "Refereeing by hand: tap 'Enter a card' for each card put down."
+
 
 def _kivy_env(args: argparse.Namespace) -> None:
     os.environ.setdefault("KIVY_HOME", str(Path(tempfile.gettempdir()) / "taki-companion-kivy"))
@@ -79,6 +81,9 @@ class Controller:
         from ..vision.classifier import load_reader
         from ..vision.detector import ModelError
 
+        if getattr(self.args, "no_camera", False):  # refereed by hand: no model is loaded at all
+            self.detector, self.detector_error = None, HAND_ONLY
+            return
         if self.args.model == "truth":  # a synthesised video's ground truth stands in for the model
             from ..training.track_eval import OracleDetector
 
@@ -124,7 +129,8 @@ class Controller:
 
         detector = self.detector
         if detector is None:
-            session.status = f"No camera reading: {self.detector_error}"
+            session.status = self.detector_error if self.detector_error == HAND_ONLY else \
+                f"No camera reading: {self.detector_error}. Tap 'Enter a card' for each card put down."
             return None
         source, note = self._source()
         if source is None:
@@ -155,7 +161,7 @@ class Controller:
         from ..store import JournalError
 
         a = self.args
-        if a.video is None and a.camera is None:
+        if a.video is None and a.camera is None and not getattr(a, "no_camera", False):
             self.demo = a.demo or not _camera_present()
         try:
             self.journal = self._journal()
@@ -190,10 +196,23 @@ class Controller:
                 app.use_session(s)
         if getattr(a, "enrol", False):
             app.open_enrolment()
+        if getattr(a, "ui_script", None):
+            self._run_script(app, a.ui_script)
         if a.exit_after:
             from kivy.clock import Clock
 
             Clock.schedule_once(lambda _dt: self._finish(app), a.exit_after)
+
+    @staticmethod
+    def _run_script(app: Any, path: str) -> None:
+        """Presses buttons on the table screen at set times, as a person would (tests)."""
+        import json
+
+        from kivy.clock import Clock
+
+        table = app.root.get_screen("table")
+        for t, action, *args in json.loads(Path(path).read_text()):
+            Clock.schedule_once(lambda _dt, action=action, args=args: table.scripted(action, *args), float(t))
 
     def start_game(self, app: Any, names: list[str], first: int, rules: Any, teaching: bool, rate: float) -> None:
         from ..referee import Referee

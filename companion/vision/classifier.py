@@ -18,7 +18,7 @@ from .detector import MODELS_DIR, Detection, Detector, ModelError, backend_of, f
 from .tracker import iou
 
 DEFAULT_CLASSIFIER = "taki-cls-yolov8n.pt"
-CLS_IMGSZ = 64  # the shipped classifier's training size (see models/README.md)
+CLS_IMGSZ = 64  # used when a classifier does not say the size it was trained at
 _BY_STEM = {file_stem(c): c for c in FACES}
 
 
@@ -30,18 +30,23 @@ def classifier_for(detector_path: Path) -> Path | None:
 
 
 class FaceClassifier:
-    def __init__(self, model: str | Path, imgsz: int = CLS_IMGSZ) -> None:
+    def __init__(self, model: str | Path, imgsz: int | None = None) -> None:
         from .yolo_env import YOLO
 
         self.path = find_model(model, "face classifier", DEFAULT_CLASSIFIER, "train-classifier")
         self.backend = backend_of(self.path)
-        self.imgsz = imgsz
         try:
             self.model = YOLO(self.path, task="classify")
             names = self.model.names
         except Exception as e:
             raise ModelError(f"{self.path} could not be loaded as a {self.backend} classifier: "
                              f"{type(e).__name__}: {e}") from None
+        # Each classifier reads at the size it was trained at: exports carry it in their
+        # metadata (ultralytics applies it), a .pt in its training arguments.
+        if imgsz is None:
+            args = getattr(getattr(self.model, "model", None), "args", None)
+            imgsz = int(args.get("imgsz", CLS_IMGSZ)) if isinstance(args, dict) else CLS_IMGSZ
+        self.imgsz = imgsz
         stems = [names[i] for i in sorted(names)] if isinstance(names, dict) else list(names)
         if sorted(stems) != sorted(_BY_STEM):
             raise ModelError(f"{self.path} does not classify the 57 TAKI faces (its classes: {stems[:5]}...)")
