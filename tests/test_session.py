@@ -196,3 +196,59 @@ def test_fixing_to_a_card_that_could_not_be_played_asks_for_it_back() -> None:
     assert step is not None and not step.legal  # R-PLAY-1: neither colour nor symbol
     assert s.referee.state.top == C("R5") and s.referee.state.to_move == 0
     assert "Take the blue 3 back" in s.status
+
+
+# ---------------------------------------------------------------- issue 12 (3): camera outage
+
+class _FakeVision:
+    def __init__(self) -> None:
+        import queue
+
+        self.out: queue.Queue = queue.Queue()  # type: ignore[type-arg]
+
+
+def _seen(vision: _FakeVision, t: float, code: str) -> None:
+    from companion.vision.tracker import TrackEvent, TrackKind
+
+    vision.out.put(("track", (t, TrackEvent(TrackKind.PLAYED, t, C(code), 0.9))))
+
+
+def test_after_a_camera_outage_a_changed_pile_is_asked_about_never_guessed() -> None:
+    s, _, _ = _session()
+    v = _FakeVision()
+    s.vision = v  # type: ignore[assignment]
+    _seen(v, 1.0, "R5")
+    s.poll(1.0)
+    assert s.referee.state.top == C("R5")
+    v.out.put(("source", "lost"))
+    v.out.put(("source", "ok"))
+    _seen(v, 9.0, "R8")  # two cards may have gone down meanwhile: the camera saw only the last
+    s.poll(9.0)
+    st = s.referee.state
+    assert st.top == C("R5") and st.to_move == 0 and s.missed == C("R8")
+    assert "camera was off" in s.status and "red 8" in s.status
+    s.tap("card", "R7")  # Dana's red 7 went down while the camera was off ...
+    s.tap("card", "R8")  # ... then Omer's red 8
+    st = s.referee.state
+    assert [c.code for c in st.discard] == ["R5", "R7", "R8"] and st.to_move == 2 and s.missed is None
+
+
+def test_after_an_outage_only_that_card_applies_it_and_an_unchanged_pile_asks_nothing() -> None:
+    s, _, _ = _session()
+    v = _FakeVision()
+    s.vision = v  # type: ignore[assignment]
+    _seen(v, 1.0, "G5")
+    s.poll(1.0)
+    v.out.put(("source", "Camera error (OSError): retrying in 1 s. The game is kept."))
+    _seen(v, 3.0, "G5")  # the same card: nothing was missed
+    s.poll(3.0)
+    assert s.missed is None and not s.outage
+    _seen(v, 4.0, "G7")  # after that, cards are read as usual
+    s.poll(4.0)
+    assert s.referee.state.top == C("G7")
+    v.out.put(("source", "lost"))
+    _seen(v, 8.0, "G9")
+    s.poll(8.0)
+    assert s.referee.state.top == C("G7")
+    assert s.tap("only_that").legal and s.referee.state.top == C("G9") and s.missed is None
+    assert s.tap("only_that") is None and "nothing was missed" in s.status

@@ -97,6 +97,10 @@ class VisionWorker:
                 dets = self.detector.detect(frame.image)
             except Exception as e:  # a frame the detector chokes on is skipped, the game goes on
                 self.error = f"detector: {e}"
+                msg = f"Card reader error ({type(e).__name__}): the game is kept; enter cards by hand if need be."
+                if last_status != msg:
+                    self.out.put(("source", msg))
+                    last_status = msg
                 dets = []
             try:
                 events = self.tracker.update(frame.image, frame.t, dets)
@@ -190,6 +194,11 @@ class TableSession:
     taps: list = field(default_factory=list)  # the demo's scripted taps  # type: ignore[type-arg]
     cards_accepted: int = 0
     _takeback: Card | None = None
+    #: the camera was off (lost, or its driver failed) since the last card it read
+    outage: bool = False
+    #: after an outage, the new top card the camera saw: not applied until a person says
+    #: what was played meanwhile (the referee never guesses a missing play)
+    missed: Card | None = None
 
     def __post_init__(self) -> None:
         self.referee.listeners.append(self._heard)
@@ -237,12 +246,21 @@ class TableSession:
     def tap(self, action: str, *args: object) -> Step | Question | None:
         """A button: 'drew', 'last_card', 'closed_taki', 'end_turn', 'colour', 'undo',
         'correct', 'answer', 'all_drew', 'card' (a card entered by hand: the camera missed
-        it, or there is no camera) and 'fix' (the last card was misread: it was this one).
+        it, or there is no camera), 'fix' (the last card was misread: it was this one) and
+        'only_that' (after a camera outage: the card now on the pile was the only play).
         A wrong tap is answered, never raised."""
         r = self.referee
         try:
             if action == "card":
-                return self.card_seen(_card(args))
+                card = _card(args)
+                self.outage, self.missed = False, None  # a person is saying what was played
+                return self.card_seen(card)
+            if action == "only_that":
+                if self.missed is None:
+                    raise RefereeError("no card is waiting: nothing was missed")
+                card, self.outage, self.missed = self.missed, False, None
+                self.status = ""
+                return self.card_seen(card)
             if action == "fix":
                 card = _card(args)
                 self._takeback = None
@@ -305,6 +323,8 @@ class TableSession:
                 except queue.Empty:
                     break
                 if kind == "source":
+                    if payload not in ("ok", "ended"):
+                        self.outage = True
                     self.status = {"lost": "Camera lost: reconnecting. The game is kept.",
                                    "ok": "", "ended": "The video has ended."}.get(str(payload), str(payload))
                     if self.on_change:
@@ -328,7 +348,17 @@ class TableSession:
         from ..vision.tracker import TrackKind
 
         if ev.kind is TrackKind.PLAYED and ev.card is not None:
-            self.card_seen(ev.card, t)
+            if self.outage and self.referee.state.phase.value != "setup":
+                if ev.card == self.referee.state.top:  # the pile as it was: nothing was missed
+                    self.outage = False
+                else:
+                    self.missed = ev.card
+                    self.status = (f"The camera was off, and now the {ev.card.spoken} is on top. What was played "
+                                   f"meanwhile? Tap 'Only the {ev.card.spoken}', or enter each card.")
+                    if self.voice is not None:
+                        self.voice.speak(f"The camera was off. What was played? The {ev.card.spoken} is on top.")
+            else:
+                self.card_seen(ev.card, t)
         elif ev.kind is TrackKind.UNREADABLE:
             self.status = "I cannot read the leading card: is it in view and lit?"
         elif ev.kind is TrackKind.OCCLUDED:

@@ -203,6 +203,29 @@ class TableScreen(Screen):
             f"{app.session.referee.state.counts[seat]}."
         app.refresh()
 
+    def ask_missed(self) -> None:
+        """After a camera outage the pile shows a new card: ask what was played meanwhile."""
+        app = App.get_running_app()
+        card = app.session.missed if app.session else None
+        if card is None or getattr(self, "_missed_popup", None) is not None:
+            return
+        box = BoxLayout(orientation="vertical", spacing=8, padding=8)
+        box.add_widget(Label(text=f"The camera was off. Now the {card.spoken} is on top.\n"
+                                  "What was played while it was off?", font_size="22sp", halign="center"))
+        popup = Popup(title="The camera missed something", content=box, size_hint=(0.75, 0.6),
+                      auto_dismiss=False)
+        row = BoxLayout(spacing=8)
+        only = Button(text=f"Only the\n{card.spoken}", font_size="22sp", halign="center")
+        enter = Button(text="Enter the cards\none by one", font_size="22sp", halign="center")
+        only.bind(on_release=lambda _b: (popup.dismiss(), self.tap("only_that")))
+        enter.bind(on_release=lambda _b: (popup.dismiss(), self.enter_card()))
+        row.add_widget(only)
+        row.add_widget(enter)
+        box.add_widget(row)
+        popup.bind(on_dismiss=lambda *_: setattr(self, "_missed_popup", None))
+        self._missed_popup = popup
+        popup.open()
+
     def enter_card(self) -> None:
         """Put a card into the game by hand: the camera missed it, or there is none."""
         app = App.get_running_app()
@@ -421,6 +444,8 @@ class TakiApp(App):
             return
         video_t = s.vision.snapshot.t if s.vision is not None else None
         s.poll(time.monotonic(), video_t)
+        if s.missed is not None:
+            self.root.get_screen("table").ask_missed()
         self.refresh()
         if s.vision is not None and s.vision.snapshot.image is not None:
             snap = s.vision.snapshot
