@@ -252,3 +252,28 @@ def test_after_an_outage_only_that_card_applies_it_and_an_unchanged_pile_asks_no
     assert s.referee.state.top == C("G7")
     assert s.tap("only_that").legal and s.referee.state.top == C("G9") and s.missed is None
     assert s.tap("only_that") is None and "nothing was missed" in s.status
+
+
+# ---------------------------------------------------------------- issue 12 (1): journal goes read-only
+
+def test_a_journal_that_turns_read_only_mid_game_keeps_the_game_and_can_save_elsewhere(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from companion.store.journal import Journal, replay
+
+    j = Journal(tmp_path / "j.db")
+    ref = Referee.start(["Dana", "Omer", "Noa"], journal=j)
+    s = TableSession(ref)
+    s.card_seen(C("R5"))
+    s.card_seen(C("R7"))
+    j.db.execute("PRAGMA query_only=ON")  # the journal stops taking writes, as a read-only file does
+    s.card_seen(C("R8"))  # no crash: the game goes on in memory
+    s.tap("drew")
+    st = ref.state
+    assert [c.code for c in st.discard] == ["R5", "R7", "R8"] and st.to_move == 0
+    assert "cannot be written" in s.warning and "not being saved" in s.warning
+    s.card_seen(C("R3"))
+    said = s.save_elsewhere(str(tmp_path / "elsewhere.db"))
+    assert said.startswith("Saved") and "not being saved" not in s.warning
+    s.card_seen(C("R4"))  # and it goes on being saved there
+    with Journal(tmp_path / "elsewhere.db") as j2:
+        assert replay(j2, ref.game_id).state == ref.state
+    assert s.save_elsewhere(str(tmp_path)).startswith("Not saved")  # a folder: answered, not raised

@@ -200,3 +200,22 @@ def test_card_picker_shows_every_face_legal_ones_first(tmp_path: Path) -> None:
     g = cv2.cvtColor(first, cv2.COLOR_BGR2GRAY)
     ys, xs = np.nonzero(g > 60)
     assert best_face(first[ys.min(): ys.max() + 1, xs.min(): xs.max() + 1]) == Card.from_code(picker["faces"][0])
+
+
+@needs_x
+def test_a_journal_that_turns_read_only_mid_game_warns_and_is_saved_elsewhere(tmp_path: Path) -> None:
+    from companion.rules.notation import from_text
+    from companion.store.journal import Journal, replay
+
+    other = tmp_path / "saved" / "game.db"
+    script = _script(tmp_path, [[1.0, "enter_card"], [1.3, "pick", "Y5"], [1.6, "jam_journal"],
+                                [1.9, "enter_card"], [2.2, "pick", "Y8"], [3.0, "save_as", str(other)],
+                                [3.4, "enter_card"], [3.7, "pick", "G8"]])
+    dump, _ = run_app(tmp_path, "--no-camera", "--players", "Dana,Omer", "--ui-script", script, seconds=4.5)
+    state = from_text(dump["state"])
+    assert [c.code for c in state.discard] == ["Y5", "Y8", "G8"]  # nothing lost while unsaved
+    assert dump["status"].startswith("Saved: game") and "not being saved" not in dump["status"]
+    with Journal(other) as j:
+        assert replay(j, j.games()[-1].id).state == state  # the new file has the whole game
+    with Journal(tmp_path / "j.db") as j:
+        assert len(list(j.entries(j.games()[-1].id))) == 1  # the jammed journal: only the first card

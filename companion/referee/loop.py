@@ -33,7 +33,7 @@ from ..rules import (
     new_game,
 )
 from ..rules.events import Event
-from ..store.journal import Journal, replay
+from ..store.journal import Journal, JournalError, replay
 
 Listener = Callable[[Step], None]
 
@@ -65,6 +65,41 @@ class Referee:
         self.question: Question | None = None
         self.listeners: list[Listener] = []
         self._window_since: float | None = None
+        #: set when the journal stopped taking writes mid-game: the game goes on in memory
+        self.journal_error: str | None = None
+
+    def _record(self, event: Event | None, step: Step, t: float | None) -> None:
+        """Journal one entry. A journal that fails (read-only, disk full, removed) is
+        dropped with a lasting message: the game is kept in memory and can be saved
+        elsewhere (:meth:`save_to`); it never stops the game."""
+        if self.journal is None or self.game_id is None:
+            return
+        try:
+            self.journal.append(self.game_id, self.seq, event, step, t)
+        except JournalError as e:
+            self.journal_error = f"{str(e)[:1].upper()}{str(e)[1:]}: this game is not being saved"
+            self.journal = None
+
+    def save_to(self, path: str) -> int:
+        """Write the game so far (its kept events) into the journal at ``path`` as a new
+        game, and go on saving there. Returns the new game's id."""
+        first = (self.history[0] if self.history else self.state)
+        journal = Journal(path)
+        try:
+            gid = journal.new_game(self.state.names, first.to_move, self.state.rules)
+            state = new_game(self.state.names, first.to_move, self.state.rules)
+            for seq, event in enumerate(self.events):
+                step = apply(state, event)
+                journal.append(gid, seq, event, step)
+                state = step.state
+        except BaseException:
+            journal.close()
+            raise
+        if state != self.state:
+            journal.close()
+            raise JournalError("the game could not be rebuilt from its moves; nothing was switched")
+        self.journal, self.game_id, self.seq, self.journal_error = journal, gid, len(self.events), None
+        return gid
 
     # ------------------------------------------------------------ construction
 
@@ -91,8 +126,7 @@ class Referee:
 
     def submit(self, event: Event, t: float | None = None) -> Step:
         step = apply(self.state, event)
-        if self.journal is not None and self.game_id is not None:
-            self.journal.append(self.game_id, self.seq, event, step, t)  # refused ones too
+        self._record(event, step, t)  # refused ones too
         self.seq += 1
         if step.legal:
             self.history.append(self.state)
@@ -114,8 +148,7 @@ class Referee:
             self.events.pop()
         step = Step(previous, (Ruling(RulingKind.TURN, "R-SETUP-2", previous.to_move,
                                       previous.names[previous.to_move]),), True)
-        if self.journal is not None and self.game_id is not None:
-            self.journal.append(self.game_id, self.seq, None, step, t)
+        self._record(None, step, t)
         self.seq += 1
         self.state = previous
         self.question = None
@@ -158,8 +191,7 @@ class Referee:
         self.events.pop()
         fix = Step(previous, (Ruling(RulingKind.CARD_CORRECTED, "R-PLAY-1", card=actual,
                                      reason=last.card.spoken),), True)
-        if self.journal is not None and self.game_id is not None:
-            self.journal.append(self.game_id, self.seq, None, fix, t)
+        self._record(None, fix, t)
         self.seq += 1
         self.state = previous
         self.question = None

@@ -206,6 +206,9 @@ class TableSession:
     # ------------------------------------------------------------ rulings out
 
     def _heard(self, step: Step) -> None:
+        problem = self.referee.journal_error
+        if problem and problem not in self.warning:  # lasting, beside whatever else is shown
+            self.warning = "; ".join(w for w in (self.warning, problem) if w)
         said = sentences(step, self.teaching)
         if self.voice is not None:
             self.voice.speak_all(said)
@@ -287,6 +290,20 @@ class TableSession:
             if self.on_change:
                 self.on_change()
             return None
+
+    def save_elsewhere(self, path: str) -> str:
+        """After the journal failed: save the game so far at ``path`` and keep saving there.
+        Returns what to show (done, or why not)."""
+        from ..store.journal import JournalError
+
+        problem = self.referee.journal_error
+        try:
+            gid = self.referee.save_to(path)
+        except (JournalError, OSError) as e:
+            return f"Not saved at {path}: {e}"
+        if problem:
+            self.warning = "; ".join(w for w in self.warning.split("; ") if w != problem)
+        return f"Saved: game {gid} in {path}; the game goes on being saved there."
 
     def submit(self, event: Event) -> Step:
         return self.referee.submit(event)

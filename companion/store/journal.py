@@ -192,7 +192,10 @@ class Journal:
         """Record one event with its rulings (an undo: ``event=None``; a refused event:
         ``step.legal`` false) in its own transaction."""
         state = step.state
-        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as e:  # read-only, locked, gone, disk full: said, not raised raw
+            raise JournalError(f"the journal {self.path} cannot be written ({e})") from None
         try:
             self.db.execute(
                 "INSERT INTO events (game_id, seq, t, event, undo, refused, rulings, state) VALUES (?,?,?,?,?,?,?,?)",
@@ -205,8 +208,13 @@ class Journal:
                 self.db.execute("UPDATE games SET finished=?, winner=? WHERE id=?",
                                 (time.time(), state.winner, game_id))
             self.db.execute("COMMIT")
-        except BaseException:
-            self.db.execute("ROLLBACK")
+        except BaseException as e:
+            try:
+                self.db.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass  # no transaction left to roll back
+            if isinstance(e, sqlite3.Error):
+                raise JournalError(f"the journal {self.path} cannot be written ({e})") from None
             raise
 
     # ------------------------------------------------------------ reading

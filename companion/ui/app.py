@@ -203,6 +203,42 @@ class TableScreen(Screen):
             f"{app.session.referee.state.counts[seat]}."
         app.refresh()
 
+    def offer_save(self) -> None:
+        """The journal stopped taking writes: offer to save the game elsewhere (once)."""
+        app = App.get_running_app()
+        problem = app.session.referee.journal_error if app.session else None
+        if not problem or getattr(self, "_save_offered", None) == problem:
+            return
+        self._save_offered = problem
+        default = str(Path(app.controller.args.export_dir).expanduser().resolve()
+                      / time.strftime("taki-game-%Y%m%d-%H%M%S.db"))
+        box = BoxLayout(orientation="vertical", spacing=8, padding=8)
+        note = Label(text=f"{problem}.\nThe game goes on. Save it to another file?", font_size="20sp",
+                     halign="center", text_size=(Window.width * 0.7, None))
+        box.add_widget(note)
+        path = TextInput(text=default, multiline=False, font_size="20sp", size_hint_y=None, height=48)
+        box.add_widget(path)
+        row = BoxLayout(spacing=8, size_hint_y=0.5)
+        save, later = Button(text="Save there", font_size="22sp"), Button(text="Keep playing unsaved",
+                                                                         font_size="22sp")
+        popup = Popup(title="The game is not being saved", content=box, size_hint=(0.8, 0.7))
+
+        def do_save(_b: Any) -> None:
+            said = app.session.save_elsewhere(path.text.strip())
+            note.text = said
+            if said.startswith("Saved"):
+                popup.dismiss()
+                app.session.status = said
+                app.refresh()
+
+        save.bind(on_release=do_save)
+        later.bind(on_release=popup.dismiss)
+        row.add_widget(save)
+        row.add_widget(later)
+        box.add_widget(row)
+        self.save_popup, self._save_path, self._save_button = popup, path, save
+        popup.open()
+
     def ask_missed(self) -> None:
         """After a camera outage the pile shows a new card: ask what was played meanwhile."""
         app = App.get_running_app()
@@ -269,6 +305,11 @@ class TableScreen(Screen):
             field.text = ""
             field.insert_text(str(args[1]))  # through the field's input filter, as typing is
             ok.dispatch("on_release")
+        elif action == "jam_journal":  # the journal file turns read-only under the game
+            App.get_running_app().session.referee.journal.db.execute("PRAGMA query_only=ON")
+        elif action == "save_as":
+            self._save_path.text = str(args[0])
+            self._save_button.dispatch("on_release")
         elif action == "close":  # the open popups, as their Close/Done buttons do
             from kivy.uix.modalview import ModalView
 
@@ -446,6 +487,8 @@ class TakiApp(App):
         s.poll(time.monotonic(), video_t)
         if s.missed is not None:
             self.root.get_screen("table").ask_missed()
+        if s.referee.journal_error:
+            self.root.get_screen("table").offer_save()
         self.refresh()
         if s.vision is not None and s.vision.snapshot.image is not None:
             snap = s.vision.snapshot
