@@ -219,3 +219,39 @@ def test_a_journal_that_turns_read_only_mid_game_warns_and_is_saved_elsewhere(tm
         assert replay(j, j.games()[-1].id).state == state  # the new file has the whole game
     with Journal(tmp_path / "j.db") as j:
         assert len(list(j.entries(j.games()[-1].id))) == 1  # the jammed journal: only the first card
+
+
+@needs_x
+def test_a_journal_with_damaged_pages_is_reported_and_left_alone(tmp_path: Path) -> None:
+    """Issue 12: 'database disk image is malformed' on resume used to close the kiosk."""
+    import random
+
+    from companion.referee import Referee
+    from companion.store.journal import Journal
+
+    with Journal(tmp_path / "j.db") as j:
+        ref = Referee.start(["Dana", "Omer", "Noa"], journal=j)
+        ref.card_seen(Card.from_code("R5"))
+        for _ in range(40):
+            ref.drew()
+    from companion.store.journal import JournalError
+
+    clean = (tmp_path / "j.db").read_bytes()
+    for page in range(len(clean) // 4096 - 1, 0, -1):  # the last page whose damage stops a resume
+        data = bytearray(clean)
+        rng = random.Random(page)
+        for k in range(4096 * page, 4096 * page + 4096):  # the whole page, cells and all
+            data[k] = rng.randrange(256)
+        (tmp_path / "j.db").write_bytes(bytes(data))
+        try:
+            with Journal(tmp_path / "j.db") as j:
+                Referee.resume(j)
+        except JournalError as e:
+            assert "damaged pages" in str(e)
+            break
+    else:
+        pytest.fail("no damaged page stopped a resume")
+    dump, _ = run_app(tmp_path, "--no-camera", seconds=3)  # no --players: it resumes the unfinished game
+    assert dump["screen"] == "setup" and "damaged pages" in dump["message"], dump
+    assert "cannot be resumed" in dump["message"]
+    assert (tmp_path / "j.db").read_bytes() == bytes(data)

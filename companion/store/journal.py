@@ -16,6 +16,7 @@ import os
 import sqlite3
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -219,7 +220,7 @@ class Journal:
 
     # ------------------------------------------------------------ reading
 
-    def game(self, game_id: int) -> GameInfo:
+    def _game_raw(self, game_id: int) -> GameInfo:
         row = self.db.execute(
             "SELECT id, names, first, rules, created, tournament_id, table_no, finished, winner "
             "FROM games WHERE id=?", (game_id,)).fetchone()
@@ -228,16 +229,57 @@ class Journal:
         return GameInfo(row[0], tuple(json.loads(row[1])), row[2], rules_from_dict(json.loads(row[3])),
                         row[4], row[5], row[6], row[7], row[8])
 
-    def games(self, tournament_id: int | None = None) -> list[GameInfo]:
+    def _damaged(self, e: BaseException) -> JournalError:
+        return JournalError(f"the journal {self.path} has damaged pages ({type(e).__name__}: {str(e)[:80]}); "
+                            f"it was left as it is")
+
+    def _games_raw(self, tournament_id: int | None = None) -> list[GameInfo]:
         q = "SELECT id FROM games" + (" WHERE tournament_id=?" if tournament_id is not None else "") + " ORDER BY id"
         args = (tournament_id,) if tournament_id is not None else ()
-        return [self.game(r[0]) for r in self.db.execute(q, args)]
+        return [self._game_raw(r[0]) for r in self.db.execute(q, args)]
+
+    def _unfinished_raw(self) -> GameInfo | None:
+        row = self.db.execute("SELECT id FROM games WHERE finished IS NULL ORDER BY id DESC LIMIT 1").fetchone()
+        return self._game_raw(row[0]) if row else None
+
+    def game(self, game_id: int) -> GameInfo:
+        with self.reading():
+            return self._game_raw(game_id)
+
+    def games(self, tournament_id: int | None = None) -> list[GameInfo]:
+        with self.reading():
+            return self._games_raw(tournament_id)
 
     def unfinished(self) -> GameInfo | None:
-        row = self.db.execute("SELECT id FROM games WHERE finished IS NULL ORDER BY id DESC LIMIT 1").fetchone()
-        return self.game(row[0]) if row else None
+        with self.reading():
+            return self._unfinished_raw()
+
+    def tournaments(self) -> list[tuple[int, str]]:
+        with self.reading():
+            return self._tournaments_raw()
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """Damaged pages or rows read back as a JournalError a person can act on."""
+        try:
+            yield
+        except JournalError:
+            raise
+        except (sqlite3.Error, ValueError, KeyError, TypeError, IndexError) as e:
+            raise self._damaged(e) from None
+
+    def last_state(self, game_id: int) -> str | None:
+        """The stored state text after a game's last event (None: no event yet)."""
+        with self.reading():
+            row = self.db.execute("SELECT state FROM events WHERE game_id=? ORDER BY seq DESC LIMIT 1",
+                                  (game_id,)).fetchone()
+            return None if row is None else str(row[0])
 
     def entries(self, game_id: int) -> Iterator[Entry]:
+        with self.reading():
+            yield from self._entries_raw(game_id)
+
+    def _entries_raw(self, game_id: int) -> Iterator[Entry]:
         for seq, t, event, rulings, state, refused in self.db.execute(
                 "SELECT seq, t, event, rulings, state, refused FROM events WHERE game_id=? ORDER BY seq",
                 (game_id,)):
@@ -245,7 +287,7 @@ class Journal:
             yield Entry(seq, t, None if e is None else event_from_dict(e), tuple(json.loads(rulings)), state,
                         bool(refused))
 
-    def tournaments(self) -> list[tuple[int, str]]:
+    def _tournaments_raw(self) -> list[tuple[int, str]]:
         return [(r[0], r[1]) for r in self.db.execute("SELECT id, name FROM tournaments ORDER BY id")]
 
 

@@ -31,11 +31,11 @@ def standings(journal: Journal, tournament_id: int) -> list[Standing]:
         raise JournalError(f"there is no tournament {tournament_id} in {journal.path}")
     rows: list[tuple[bool, int, int, str, int | None, int]] = []
     for info in journal.games(tournament_id):
-        last = journal.db.execute(
-            "SELECT state FROM events WHERE game_id=? ORDER BY seq DESC LIMIT 1", (info.id,)).fetchone()
+        last = journal.last_state(info.id)
         stages = counts = None
         if last is not None:
-            state = from_text(last[0])
+            with journal.reading():
+                state = from_text(last)
             stages, counts = state.stages, state.counts
         for seat, name in enumerate(info.names):
             stage = stages[seat] if stages else 8

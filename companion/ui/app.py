@@ -570,6 +570,9 @@ class TakiApp(App):
                     "message": e.message.text, "counts": e.counts.text, "progress": e.progress.value,
                     "taken": sorted(c.code for c in worker.guide.taken) if worker else [],
                     "out": str(worker.guide.out) if worker else ""}
+        if self.root.current == "setup":
+            return {"screen": "setup", "window": [Window.width, Window.height],
+                    "message": self.root.get_screen("setup").ids.message.text}
         ids = self.root.get_screen("table").ids
 
         def rect(w: Widget) -> list[float]:

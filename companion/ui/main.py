@@ -169,6 +169,7 @@ class Controller:
             self.journal_error = f"{e} (this game is not being saved)"
             print(self.journal_error)
             self.journal = None
+            app.root.get_screen("setup").ids.message.text = self.journal_error
         if self.demo:
             from ..synth.demo import load_script
 
@@ -186,7 +187,16 @@ class Controller:
             names = [n.strip() for n in a.players.split(",") if n.strip()]
             self.start_game(app, names, 0, RuleSet(tournament=a.tournament), a.teaching, 165)
         elif self.journal is not None and not a.new_game:
-            ref = Referee.resume(self.journal)
+            try:
+                ref = Referee.resume(self.journal)
+            except JournalError as e:  # damaged pages: said, file left alone, a new game unsaved
+                why = str(e)
+                self.journal_error = f"{why[:1].upper()}{why[1:]}; the unfinished game cannot be resumed " \
+                                     "(this game is not being saved)"
+                print(self.journal_error)
+                self.journal.close()
+                self.journal, ref = None, None
+                app.root.get_screen("setup").ids.message.text = self.journal_error
             if ref is not None:
                 self.voice = self._voice()
                 s = TableSession(ref, self.voice, teaching=a.teaching)
