@@ -1,9 +1,12 @@
 """Benchmark: reader ms/frame for each shipped backend (whole predict calls).
 
-For each backend: the detector alone, and the reader the app uses (the detector
-with the face classifier of the same backend behind it).
+For each backend through ultralytics: the detector alone, and the reader (the
+detector with the face classifier of the same backend behind it). Then the
+runtime reader (companion/vision/runtime.py: ONNX Runtime or NCNN with numpy
+around it, no torch) for the ONNX and NCNN exports, with the threads it used and
+the share of one core it takes at the demo's 10 frames a second.
 
-Run: python benchmarks/detector_speed.py [--frames 60] [--imgsz 192]
+Run: python benchmarks/detector_speed.py [--frames 60] [--imgsz 192] [--threads 2]
 Prints numbers; asserts nothing. Uses 2 threads, like the target machine.
 """
 
@@ -24,7 +27,12 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--frames", type=int, default=60)
     ap.add_argument("--imgsz", type=int, default=192)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--skip-ultralytics", action="store_true")
     args = ap.parse_args()
+    runtime_rows(args)
+    if args.skip_ultralytics:
+        return
     import torch
 
     torch.set_num_threads(2)
@@ -53,6 +61,45 @@ def main() -> None:
                 times.append((time.perf_counter() - t) * 1000)
             print(f"{backend:9s} {what:13s} median {statistics.median(times):6.1f} ms/frame  "
                   f"p90 {np.percentile(times, 90):6.1f}  at {args.imgsz} px")
+
+
+def _timed(det, frames):  # type: ignore[no-untyped-def]
+    for f in frames[:5]:
+        det.detect(f)  # warm up
+    times = []
+    for f in frames:
+        t = time.perf_counter()
+        det.detect(f)
+        times.append((time.perf_counter() - t) * 1000)
+    return times
+
+
+def _core_share_at(det, frames, fps: float = 10.0) -> float:  # type: ignore[no-untyped-def]
+    """CPU seconds per wall second while reading ``fps`` frames a second (1.0: one core)."""
+    c0, t0 = time.process_time(), time.perf_counter()
+    for i, f in enumerate(frames):
+        det.detect(f)
+        wait = t0 + (i + 1) / fps - time.perf_counter()
+        if wait > 0:
+            time.sleep(wait)
+    return (time.process_time() - c0) / (time.perf_counter() - t0)
+
+
+def runtime_rows(args: argparse.Namespace) -> None:
+    import sys
+
+    from companion.vision.runtime import load_runtime_reader
+
+    comp = Compositor(config=SceneConfig.varied(320))
+    frames = [comp.scene(90_000 + i).image for i in range(args.frames)]
+    for backend, name in (("onnx", "taki-yolov8n.onnx"), ("ncnn", "taki-yolov8n_ncnn_model")):
+        reader = load_runtime_reader(MODELS_DIR / name, threads=args.threads)
+        times = _timed(reader, frames)
+        share = _core_share_at(reader, frames[:30])
+        print(f"runtime {backend:5s} + classifier  median {statistics.median(times):6.1f} ms/frame  "
+              f"p90 {np.percentile(times, 90):6.1f}  threads {reader.detector.engine.threads}  "
+              f"at 10 fps {100 * share:4.0f}% of a core")
+    print(f"(torch imported by the runtime rows: {'torch' in sys.modules})")
 
 
 if __name__ == "__main__":

@@ -12,10 +12,14 @@ def add_app_arguments(p: argparse.ArgumentParser, default_journal: str) -> None:
     g.add_argument("--demo", action="store_true", help="run the bundled demo game")
     g.add_argument("--no-camera", action="store_true",
                    help="referee by hand: no camera, no model; enter each card with 'Enter a card'")
-    g.add_argument("--model", default=None, help="detector model (.pt, .onnx, *_openvino_model, *_ncnn_model)")
+    g.add_argument("--model", default=None,
+                   help="card finder model: .onnx (the default) or *_ncnn_model run without torch; "
+                        ".pt or *_openvino_model through ultralytics")
     g.add_argument("--classifier", default="auto",
                    help="face classifier behind the detector: auto (the shipped one of the same backend), "
                         "none, or a path")
+    g.add_argument("--threads", type=int, default=2,
+                   help="CPU threads for the card reader (default 2, measured best on 2 cores)")
     g.add_argument("--deck", default=None,
                    help="a deck profile folder (from `taki-companion enrol --out DECK`): read with what it learnt")
     g.add_argument("--enrol", action="store_true", help="open 'Learn a deck' (guided enrolment) at start")
@@ -32,6 +36,7 @@ def add_app_arguments(p: argparse.ArgumentParser, default_journal: str) -> None:
     g.add_argument("--export-dir", default=".", help="where standings exports go")
     # JSON [[seconds, action, args...], ...] run on the table screen (headless tests)
     g.add_argument("--ui-script", default=None, help=argparse.SUPPRESS)
+    g.add_argument("--startup-log", default=None, help=argparse.SUPPRESS)  # JSON of start-up times (benchmark)
     g.add_argument("--exit-after", type=float, default=None, help=argparse.SUPPRESS)
     g.add_argument("--screenshot", default=None, help=argparse.SUPPRESS)
     g.add_argument("--dump", default=None, help=argparse.SUPPRESS)

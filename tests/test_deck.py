@@ -176,11 +176,12 @@ def test_the_setup_screen_deck_choice_is_used_and_remembered(tiny_profile: Path,
     shipped = ctl.detector.classifier.path
     assert ctl.deck_names() == ["kitchen"] and ctl.current_deck_name() is None
     ctl.choose_deck("kitchen")
-    assert ctl.detector.classifier.path == decks / "kitchen" / "classifier.pt" and not ctl.deck_warning
+    # the kiosk reads with the torch-free runtime reader: the deck's ONNX classifier
+    assert ctl.detector.classifier.path == decks / "kitchen" / "classifier.onnx" and not ctl.deck_warning
     again = Controller(args)  # the next start reads with the deck chosen last time
     again.load_detector()
     assert again.current_deck_name() == "kitchen"
-    assert again.detector.classifier.path == decks / "kitchen" / "classifier.pt"
+    assert again.detector.classifier.path == decks / "kitchen" / "classifier.onnx"
     again.choose_deck("Default deck")
     assert again.detector.classifier.path == shipped and again.current_deck_name() is None
     (decks / "kitchen" / "deck.json").write_text("{}")

@@ -500,6 +500,7 @@ class TakiApp(App):
                     cv2.putText(img, snap.card.code, (x1, max(20, y1 - 6)), cv2.FONT_HERSHEY_SIMPLEX,
                                 0.8, (0, 255, 255), 2, cv2.LINE_AA)
             self.root.get_screen("table").ids.camera.texture = to_texture(img)
+            self.controller.marks.setdefault("first_frame", time.time())
 
     def face_texture(self, card: Card) -> Texture:
         if card not in self._faces:

@@ -49,6 +49,11 @@ class Controller:
         self.voice = None
         self.session = None
         self.started = time.monotonic()
+        self.load_in_background = False
+        self.reader_ready = False
+        self.detector, self.detector_error = None, "the card reader is still loading"
+        self._waiting: list = []  # sessions started before the reader was ready  # type: ignore[type-arg]
+        self.marks: dict[str, float] = {}  # wall-clock times of start-up steps (--startup-log)
 
     # ------------------------------------------------------------ pieces
 
@@ -73,13 +78,53 @@ class Controller:
             return None, f"{e}: cards are not read in this game; plug the camera in and start again"
 
     def load_detector(self) -> None:
-        """Load and warm the detector before kivy is imported: torch's first
-        inference loads native libraries (triton) that segfault once kivy's
-        SDL/GL libraries are loaded."""
+        """Load and warm the reader. Through ultralytics this runs before kivy is
+        imported (torch's first inference loads native libraries that segfault once
+        kivy's SDL/GL libraries are loaded); the runtime reader (no torch) loads on a
+        thread once the window shows."""
+        try:
+            self._load_detector()
+        finally:
+            self.reader_ready = True
+            self.marks["reader_ready"] = time.time()
+
+    def start_background_load(self) -> None:
+        """Load the reader off the UI thread; sessions waiting for it get it when ready."""
+        import threading
+
+        from kivy.clock import Clock
+
+        def work() -> None:
+            self.load_detector()
+            Clock.schedule_once(lambda _dt: self._attach_waiting(), 0)
+
+        threading.Thread(target=work, name="taki-reader-load", daemon=True).start()
+
+    def when_reader_ready(self, then: Any) -> None:
+        """Run ``then()`` on the UI thread once the reader has loaded (at once if it has)."""
+        from kivy.clock import Clock
+
+        def check(_dt: float) -> bool:
+            if self.reader_ready:
+                then()
+                return False
+            return True
+
+        if check(0):
+            Clock.schedule_interval(check, 0.1)
+
+    def _attach_waiting(self) -> None:
+        waiting, self._waiting = self._waiting, []
+        for session in waiting:
+            if session is self.session and session.vision is None:
+                session.status = ""
+                session.vision = self._vision(session)
+
+    def _load_detector(self) -> None:
         import numpy as np
 
-        from ..vision.classifier import load_reader
         from ..vision.detector import ModelError
+        from ..vision.runtime import table_reader as load_reader  # no torch for exported models
 
         if getattr(self.args, "no_camera", False):  # refereed by hand: no model is loaded at all
             self.detector, self.detector_error = None, HAND_ONLY
@@ -98,14 +143,15 @@ class Controller:
         self.deck_in_use = deck
         if deck:
             try:
-                self.detector = load_reader(self.args.model, self.args.classifier, deck=deck)
+                self.detector = load_reader(self.args.model, self.args.classifier, deck=deck,
+                                            threads=getattr(self.args, "threads", 2))
             except (DeckError, ModelError) as e:  # the default reader referees; the warning lasts
                 self.deck_warning = f"Deck profile not used: {e}. Reading with the default reader."
                 print(self.deck_warning)
                 deck = self.deck_in_use = None
         try:
             if not deck:
-                self.detector = load_reader(self.args.model, self.args.classifier)
+                self.detector = load_reader(self.args.model, self.args.classifier, threads=getattr(self.args, "threads", 2))
             self.detector.detect(np.zeros((320, 320, 3), np.uint8))
             classifier = getattr(self.detector, "classifier", None)
             if classifier is not None:  # an empty frame has no card to classify: warm it too
@@ -127,6 +173,10 @@ class Controller:
         from ..rules import legal_faces
         from ..vision.tracker import LeadingCardTracker
 
+        if not self.reader_ready:
+            session.status = "Loading the card reader…"
+            self._waiting.append(session)
+            return None
         detector = self.detector
         if detector is None:
             session.status = self.detector_error if self.detector_error == HAND_ONLY else \
@@ -161,6 +211,9 @@ class Controller:
         from ..store import JournalError
 
         a = self.args
+        self.marks["window"] = time.time()
+        if self.load_in_background:
+            self.start_background_load()
         if a.video is None and a.camera is None and not getattr(a, "no_camera", False):
             self.demo = a.demo or not _camera_present()
         try:
@@ -205,7 +258,7 @@ class Controller:
                 self.session = s
                 app.use_session(s)
         if getattr(a, "enrol", False):
-            app.open_enrolment()
+            self.when_reader_ready(app.open_enrolment)
         if getattr(a, "ui_script", None):
             self._run_script(app, a.ui_script)
         if a.exit_after:
@@ -292,6 +345,8 @@ class Controller:
         from ..vision.cardfinder import CardFinder
         from ..vision.sources import CameraSource, ImageFolderSource, SourceError
 
+        if not self.reader_ready:
+            return "The card reader is still loading: a moment, please."
         finder = getattr(self.detector, "detector", self.detector)
         if finder is None:
             return f"No card reader: {self.detector_error}"
@@ -320,11 +375,22 @@ class Controller:
         lasting warning."""
         from ..vision.classifier import FaceClassifier, classifier_for
         from ..vision.deck import DeckError, load_profile
-        from ..vision.detector import ModelError
+        from ..vision.detector import ModelError, backend_of
+        from ..vision.runtime import RuntimeClassifier, RuntimeFinder
 
         if name == (self.current_deck_name() or "Default deck") or self.detector is None:
             return
         reader = self.detector
+        runtime = isinstance(getattr(reader, "detector", None), RuntimeFinder)
+
+        def classifier(path: Path):  # type: ignore[no-untyped-def]
+            """The same kind of reader as the finder's: the runtime one never loads torch."""
+            if not runtime:
+                return FaceClassifier(path)
+            if path.suffix != ".onnx" and not path.name.endswith("_ncnn_model"):
+                raise ModelError(f"{path.parent} has no ONNX classifier for the torch-free reader; "
+                                 f"learn the deck again (`taki-companion learn-deck`)")
+            return RuntimeClassifier(path, threads=getattr(self.args, "threads", 2))
         try:
             if name == "Default deck":  # the classifier the app was started with (--classifier)
                 path = None
@@ -332,11 +398,11 @@ class Controller:
                 default = classifier_for(reader.detector.path) if given in (None, "auto", "none") else Path(given)
                 if default is None:
                     raise ModelError("no shipped face classifier for this reader")
-                reader.classifier = FaceClassifier(default)
+                reader.classifier = classifier(default)
             else:
                 path = self.decks_dir() / name
                 profile = load_profile(path)
-                reader.classifier = FaceClassifier(profile.classifier_for(reader.detector.backend))
+                reader.classifier = classifier(profile.classifier_for(backend_of(reader.detector.path)))
             self.deck_in_use = str(path) if path else None
             self.deck_warning = None
             remember = self.decks_dir() / "in-use.txt"
@@ -358,6 +424,16 @@ class Controller:
             save_screenshot(self.args.screenshot)
         if self.args.dump:
             dump_json(app, self.args.dump)
+        if getattr(self.args, "startup_log", None):
+            import json
+
+            rss = 0.0
+            for line in Path("/proc/self/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    rss = int(line.split()[1]) / 1024
+            Path(self.args.startup_log).write_text(json.dumps({
+                **self.marks, "rss_mib": rss,
+                "torch_loaded": "torch" in sys.modules, "ultralytics_loaded": "ultralytics" in sys.modules}))
         app.stop()
 
     def on_stop(self, app: Any) -> None:
@@ -425,6 +501,25 @@ class EnrolWorker:
         self.source.close()
 
 
+def needs_torch(args: argparse.Namespace, remembered_deck: str | None) -> bool:
+    """Whether the reader asked for runs through ultralytics (torch): a .pt or OpenVINO
+    model or classifier, or a deck profile that has no ONNX classifier."""
+    if getattr(args, "no_camera", False):
+        return False
+    if args.model == "truth":
+        return False
+    model = str(args.model or "taki-yolov8n.onnx")
+    if not (model.endswith(".onnx") or model.rstrip("/").endswith("_ncnn_model")):
+        return True
+    cls = str(args.classifier or "auto")
+    if cls not in ("auto", "none") and not (cls.endswith(".onnx") or cls.rstrip("/").endswith("_ncnn_model")):
+        return True
+    if cls == "none":
+        return True
+    deck = getattr(args, "deck", None) or remembered_deck
+    return bool(deck) and not (Path(deck) / "classifier.onnx").exists()
+
+
 def _camera_present() -> bool:
     return any(Path("/dev").glob("video*"))
 
@@ -455,7 +550,10 @@ def run(args: argparse.Namespace, default_journal: str) -> int:
         print(f"taki-companion: {problem}", file=sys.stderr)
         return 2
     controller = Controller(args)
-    controller.load_detector()  # before kivy: torch's native libraries clash with it otherwise
+    if needs_torch(args, controller._remembered_deck()):
+        controller.load_detector()  # before kivy: torch's native libraries clash with it otherwise
+    else:
+        controller.load_in_background = True  # no torch: the window shows first, then the reader loads
     _kivy_env(args)
     from .app import TakiApp
 

@@ -1,0 +1,61 @@
+"""Benchmark: kiosk launch -> window -> first camera frame, and resident memory, by reader path.
+
+Side by side in one run: the runtime reader (the default: the shipped ONNX pair on
+ONNX Runtime, no torch) and the ultralytics path (``--model taki-yolov8n.pt``), each
+started cold N times in demo mode under Xvfb. Memory is the kiosk's VmRSS after
+``--hold`` seconds of the demo.
+
+Run: python benchmarks/kiosk_start.py [--starts 5] [--hold 30]
+Needs xvfb-run. Prints numbers; asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def one_start(extra: list[str], hold: float) -> dict[str, float]:
+    with tempfile.TemporaryDirectory() as tmp:
+        log = Path(tmp) / "start.json"
+        env = {**os.environ, "KIVY_HOME": str(Path(tmp) / "kivy"), "PYTHONPATH": str(ROOT)}
+        cmd = ["xvfb-run", "-a", "-s", "-screen 0 1280x800x24", sys.executable, "-m", "companion.cli",
+               "--demo", "--windowed", "--mute", "--journal", str(Path(tmp) / "j.db"),
+               "--exit-after", str(hold), "--startup-log", str(log), *extra]
+        t0 = time.time()
+        subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, timeout=hold + 120)
+        marks = json.loads(log.read_text())
+        return {"window": marks["window"] - t0, "first_frame": marks.get("first_frame", float("nan")) - t0,
+                "rss_mib": marks["rss_mib"], "torch": float(marks["torch_loaded"])}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--starts", type=int, default=5)
+    ap.add_argument("--hold", type=float, default=30.0)
+    args = ap.parse_args()
+    paths = [("runtime (onnx, no torch)", []), ("ultralytics (pytorch)", ["--model", "taki-yolov8n.pt"])]
+    rows = {}
+    for name, extra in paths:
+        runs = [one_start(extra, 6.0) for _ in range(args.starts)]
+        mem = one_start(extra, args.hold)
+        rows[name] = (statistics.median(r["window"] for r in runs),
+                      statistics.median(r["first_frame"] for r in runs), mem["rss_mib"], mem["torch"])
+    for name, (window, frame, rss, torch) in rows.items():
+        print(f"{name:26s} window {window:5.2f} s  first frame {frame:5.2f} s (median of {args.starts})  "
+              f"RSS after {args.hold:.0f} s {rss:6.0f} MiB  torch loaded: {bool(torch)}")
+    (a, b) = rows.values()
+    print(f"first frame: runtime path {b[1] / a[1]:.1f}x faster than the ultralytics path")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,273 @@
+"""The card reader on ONNX Runtime alone: no torch, no ultralytics.
+
+Why: on a Raspberry Pi the kiosk must start in seconds and fit in a few hundred
+megabytes; torch alone takes longer to import than the whole reader takes to run.
+This module reproduces what ultralytics does around the exported models (the
+finder's letterbox, its box decoding and NMS, the classifier's resize and centre
+crop) with numpy and OpenCV, so an ``.onnx`` pair reads exactly as it does under
+ultralytics. ultralytics stays the tool that trains, exports and evaluates.
+
+Threads are set on purpose (ONNX Runtime spins a thread per core by default and
+busy-waits between frames): ``threads`` intra-op threads, no spinning.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from ..rules.cards import FACES, Card, file_stem
+from .classifier import TWO_STAGE_DET_CONF, TwoStageDetector
+from .detector import MODELS_DIR, Detection, ModelError, find_model
+
+DEFAULT_THREADS = 2  # measured on 2 cores: see benchmarks/runtime_reader.py
+_BY_STEM = {file_stem(c): c for c in FACES}
+
+
+class OnnxEngine:
+    """An ``.onnx`` export on ONNX Runtime, threads set, no spin-waiting."""
+
+    backend = "onnx"
+
+    def __init__(self, path: Path, threads: int) -> None:
+        try:
+            import onnxruntime as ort
+        except ImportError as e:  # pragma: no cover - a broken install
+            raise ModelError(f"ONNX Runtime is not installed ({e}); pip install onnxruntime") from None
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = max(1, threads)
+        opts.inter_op_num_threads = 1
+        opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        opts.log_severity_level = 3
+        try:
+            self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        except Exception as e:
+            raise ModelError(f"{path} could not be loaded by ONNX Runtime: {type(e).__name__}: {e}") from None
+        self.meta: dict[str, Any] = {}
+        for k, v in self.session.get_modelmeta().custom_metadata_map.items():
+            try:
+                self.meta[k] = ast.literal_eval(v)
+            except (ValueError, SyntaxError):
+                self.meta[k] = v
+        self._input = self.session.get_inputs()[0].name
+        self.threads = threads
+
+    def run(self, blob: np.ndarray) -> np.ndarray:
+        return np.asarray(self.session.run(None, {self._input: blob})[0])
+
+
+class NcnnEngine:
+    """A ``*_ncnn_model/`` export (pnnx) on the ``ncnn`` package: no torch either."""
+
+    backend = "ncnn"
+
+    def __init__(self, path: Path, threads: int) -> None:
+        try:
+            import ncnn
+            import yaml
+        except ImportError as e:  # pragma: no cover - a broken install
+            raise ModelError(f"NCNN is not installed ({e}); pip install ncnn") from None
+        param = next(path.glob("*.param"), None) if path.is_dir() else path
+        meta_file = (path if path.is_dir() else path.parent) / "metadata.yaml"
+        if param is None or not param.with_suffix(".bin").exists() or not meta_file.exists():
+            raise ModelError(f"{path} is not a whole NCNN model (model.ncnn.param, .bin, metadata.yaml)")
+        self.net = ncnn.Net()
+        self.net.opt.use_vulkan_compute = False
+        self.net.opt.num_threads = max(1, threads)
+        try:
+            if self.net.load_param(str(param)) != 0 or self.net.load_model(str(param.with_suffix(".bin"))) != 0:
+                raise ValueError("ncnn refused the files")
+            self.meta = yaml.safe_load(meta_file.read_text())
+        except Exception as e:
+            raise ModelError(f"{path} could not be loaded by NCNN: {type(e).__name__}: {e}") from None
+        self._mat = ncnn.Mat
+        self._in, self._out = self.net.input_names()[0], sorted(self.net.output_names())[0]
+        self.threads = threads
+
+    def run(self, blob: np.ndarray) -> np.ndarray:
+        with self.net.create_extractor() as ex:
+            ex.input(self._in, self._mat(np.ascontiguousarray(blob[0])))
+            out = np.array(ex.extract(self._out)[1])
+        return out[None]
+
+
+def engine_for(path: Path, threads: int) -> OnnxEngine | NcnnEngine:
+    """The engine for an export, by its file type (.onnx or *_ncnn_model)."""
+    if path.name.endswith("_ncnn_model") or path.suffix == ".param":
+        return NcnnEngine(path, threads)
+    if path.suffix == ".onnx":
+        return OnnxEngine(path, threads)
+    raise ModelError(f"{path}: the runtime reader reads .onnx or *_ncnn_model exports")
+
+
+def _imgsz(engine: OnnxEngine | NcnnEngine) -> tuple[int, int]:
+    size = engine.meta.get("imgsz")
+    if isinstance(size, (list, tuple)) and len(size) == 2:
+        return int(size[0]), int(size[1])
+    raise ModelError("the export carries no image size in its metadata; export it with `taki-companion export`")
+
+
+def _names(engine: OnnxEngine | NcnnEngine) -> list[str]:
+    names = engine.meta.get("names", {0: "card"})
+    return [str(names[i]) for i in sorted(names)] if isinstance(names, dict) else [str(n) for n in names]
+
+
+def letterbox(image: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, float, tuple[float, float]]:
+    """As ultralytics' LetterBox for a fixed-size export: scale to fit, pad with 114,
+    centred. Returns the padded image, the gain and the (left, top) padding."""
+    h, w = image.shape[:2]
+    r = min(size[0] / h, size[1] / w)
+    new_w, new_h = int(round(w * r)), int(round(h * r))
+    dw, dh = (size[1] - new_w) / 2, (size[0] - new_h) / 2
+    if (w, h) != (new_w, new_h):
+        image = cv2.resize(image, (new_w, new_h), interpolation=cv2.INTER_LINEAR)
+    top, bottom = int(round(dh - 0.1)), int(round(dh + 0.1))
+    left, right = int(round(dw - 0.1)), int(round(dw + 0.1))
+    out = cv2.copyMakeBorder(image, top, bottom, left, right, cv2.BORDER_CONSTANT, value=(114, 114, 114))
+    return out, r, (left, top)
+
+
+def _blob(image_bgr: np.ndarray) -> np.ndarray:
+    rgb = image_bgr[:, :, ::-1].transpose(2, 0, 1)
+    return np.ascontiguousarray(rgb, dtype=np.float32)[None] / 255.0
+
+
+def nms(boxes: np.ndarray, scores: np.ndarray, iou_threshold: float) -> list[int]:
+    """Greedy non-maximum suppression (as torchvision's), highest score first."""
+    order = np.argsort(-scores, kind="stable")
+    keep: list[int] = []
+    x1, y1, x2, y2 = boxes.T
+    areas = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
+    while order.size:
+        i = int(order[0])
+        keep.append(i)
+        rest = order[1:]
+        ix1, iy1 = np.maximum(x1[i], x1[rest]), np.maximum(y1[i], y1[rest])
+        ix2, iy2 = np.minimum(x2[i], x2[rest]), np.minimum(y2[i], y2[rest])
+        inter = np.clip(ix2 - ix1, 0, None) * np.clip(iy2 - iy1, 0, None)
+        union = areas[i] + areas[rest] - inter
+        order = rest[inter / np.maximum(union, 1e-9) <= iou_threshold]
+    return keep
+
+
+class RuntimeFinder:
+    """The card finder (or a 57-face detector) exported to ONNX or NCNN, read with numpy."""
+
+    def __init__(self, model: str | Path | None = None, conf: float = 0.25, max_det: int = 5,
+                 iou_threshold: float = 0.7, threads: int = DEFAULT_THREADS) -> None:
+        self.path = find_model(model or "taki-yolov8n.onnx")
+        self.engine = engine_for(self.path, threads)
+        self.backend = f"{self.engine.backend} (runtime)"
+        self.conf, self.max_det, self.iou_threshold = conf, max_det, iou_threshold
+        self.size = _imgsz(self.engine)
+        self.imgsz = self.size[0]
+        codes = _names(self.engine)
+        self.names_faces = codes == [c.code for c in FACES]
+        if not self.names_faces and len(codes) != 1:
+            raise ModelError(f"{self.path} neither finds cards nor detects the 57 TAKI faces")
+
+    def detect(self, image: np.ndarray) -> list[Detection]:
+        boxed, gain, (left, top) = letterbox(image, self.size)
+        out = self.engine.run(_blob(boxed))[0]  # (4 + classes, anchors)
+        scores_all = out[4:]
+        cls = scores_all.argmax(0)
+        scores = scores_all[cls, np.arange(out.shape[1])]
+        keep = scores > self.conf
+        if not keep.any():
+            return []
+        xywh, scores, cls = out[:4, keep].T, scores[keep], cls[keep]
+        boxes = np.concatenate([xywh[:, :2] - xywh[:, 2:] / 2, xywh[:, :2] + xywh[:, 2:] / 2], 1)
+        offset = boxes + cls[:, None] * 7680.0  # per-class NMS, as ultralytics does it
+        chosen = nms(offset, scores, self.iou_threshold)[: self.max_det]
+        h, w = image.shape[:2]
+        result = []
+        for i in chosen:
+            x1, y1, x2, y2 = boxes[i]
+            box = (float(np.clip((x1 - left) / gain, 0, w)), float(np.clip((y1 - top) / gain, 0, h)),
+                   float(np.clip((x2 - left) / gain, 0, w)), float(np.clip((y2 - top) / gain, 0, h)))
+            card = FACES[int(cls[i])] if self.names_faces else FACES[0]
+            result.append(Detection(card, float(scores[i]), box))
+        return sorted(result, key=lambda d: -d.confidence)
+
+
+class RuntimeClassifier:
+    """The face classifier exported to ONNX or NCNN: resize the short side, centre crop, read."""
+
+    def __init__(self, model: str | Path, threads: int = DEFAULT_THREADS) -> None:
+        self.path = find_model(model, "face classifier", "taki-cls-yolov8n.onnx", "train-classifier")
+        self.engine = engine_for(self.path, threads)
+        self.backend = f"{self.engine.backend} (runtime)"
+        self.size = _imgsz(self.engine)
+        self.imgsz = self.size[0]
+        stems = _names(self.engine)
+        if sorted(stems) != sorted(_BY_STEM):
+            raise ModelError(f"{self.path} does not classify the 57 TAKI faces")
+        self._cards = [_BY_STEM[s] for s in stems]
+
+    def _prepare(self, crop: np.ndarray) -> np.ndarray:
+        h, w = crop.shape[:2]
+        s = self.size[0]
+        if (h, w) != (s, s):
+            r = s / min(h, w)
+            nh, nw = max(s, int(round(h * r))), max(s, int(round(w * r)))
+            # PIL's bilinear (what ultralytics uses) filters like INTER_AREA when shrinking
+            crop = cv2.resize(crop, (nw, nh), interpolation=cv2.INTER_AREA if r < 1 else cv2.INTER_LINEAR)
+            y, x = (nh - s) // 2, (nw - s) // 2
+            crop = crop[y: y + s, x: x + s]
+        return _blob(crop)[0]
+
+    def classify(self, crops: list[np.ndarray]) -> list[tuple[Card, float]]:
+        if not crops:
+            return []
+        out = []
+        for crop in crops:  # exported with batch 1
+            p = self.engine.run(self._prepare(crop)[None]).reshape(-1)
+            if abs(float(p.sum()) - 1.0) > 1e-3:  # logits: make them probabilities
+                e = np.exp(p - p.max())
+                p = e / e.sum()
+            k = int(p.argmax())
+            out.append((self._cards[k], float(p[k])))
+        return out
+
+
+def load_runtime_reader(model: str | Path | None = None, classifier: str | Path | None = None,
+                        threads: int = DEFAULT_THREADS, conf: float = TWO_STAGE_DET_CONF) -> TwoStageDetector:
+    """The shipped pair of one backend (ONNX by default, or the finder named: .onnx or
+    *_ncnn_model; the classifier of the same backend unless named), read without torch,
+    merged and classified by the same :class:`TwoStageDetector` as the ultralytics path."""
+    finder = RuntimeFinder(model or MODELS_DIR / "taki-yolov8n.onnx", conf=conf, threads=threads)
+    if classifier is None:
+        suffix = "_ncnn_model" if finder.engine.backend == "ncnn" else ".onnx"
+        classifier = finder.path.with_name("taki-cls-yolov8n" + suffix)
+        if not Path(classifier).exists():
+            classifier = MODELS_DIR / ("taki-cls-yolov8n" + suffix)
+    return TwoStageDetector(finder, RuntimeClassifier(classifier, threads=threads))  # type: ignore[arg-type]
+
+
+def table_reader(model: str | Path | None = None, classifier: str | Path | None = "auto",
+                 deck: str | Path | None = None, threads: int = DEFAULT_THREADS):  # type: ignore[no-untyped-def]
+    """The reader the kiosk uses. ONNX and NCNN exports (and the default, the shipped
+    ONNX pair) run on the runtime reader, without torch; a ``.pt`` or OpenVINO model, or
+    a deck profile with no ONNX classifier, goes through ultralytics (:func:`load_reader`)."""
+    from .classifier import load_reader
+
+    finder = find_model(model or "taki-yolov8n.onnx")
+    runtime = finder.suffix == ".onnx" or finder.name.endswith("_ncnn_model")
+    cls: str | Path | None = None
+    if deck is not None:
+        from .deck import CLASSIFIERS, load_profile
+
+        onnx = load_profile(deck).path / CLASSIFIERS["onnx"]
+        runtime = runtime and onnx.exists()
+        cls = onnx
+    elif classifier not in (None, "auto", "none"):
+        cls = Path(str(classifier))
+        runtime = runtime and (cls.suffix == ".onnx" or cls.name.endswith("_ncnn_model"))
+    if not runtime or classifier == "none":
+        return load_reader(finder, classifier, deck=deck)
+    return load_runtime_reader(finder, cls, threads=threads)
