@@ -7,7 +7,8 @@ import argparse
 
 def add_app_arguments(p: argparse.ArgumentParser, default_journal: str) -> None:
     g = p.add_argument_group("the kiosk app (no sub-command)")
-    g.add_argument("--camera", type=int, help="camera index (default: the first camera, else the demo)")
+    g.add_argument("--camera", help="camera index, /dev/videoN, or picamera (the Raspberry Pi camera through "
+                                    "picamera2); default: the first camera, else the demo")
     g.add_argument("--video", help="referee a video file instead of a camera")
     g.add_argument("--demo", action="store_true", help="run the bundled demo game")
     g.add_argument("--no-camera", action="store_true",

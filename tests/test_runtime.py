@@ -68,3 +68,16 @@ def test_a_damaged_export_is_a_model_error_not_a_crash(tmp_path: Path) -> None:
     (ncnn / "model.ncnn.param").write_text("7767517\n1 1\nInput in0 0 1 in0\n")
     with pytest.raises(ModelError):
         load_runtime_reader(ncnn)
+
+
+def test_the_runtime_install_declares_no_torch() -> None:
+    """`pip install .` (the Pi's runtime) must not pull torch: ultralytics and the export
+    tools live in the `train` extra."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    core = " ".join(project["dependencies"]).lower()
+    for heavy in ("ultralytics", "torch", "openvino", "pnnx", "onnxslim", "scikit-image"):
+        assert heavy not in core, heavy
+    assert any(d.startswith("ultralytics") for d in project["optional-dependencies"]["train"])
+    assert any(d.startswith("onnxruntime") for d in project["dependencies"])

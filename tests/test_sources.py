@@ -198,3 +198,19 @@ def test_a_camera_driver_that_raises_does_not_kill_the_vision_worker() -> None:
     while not worker.out.empty():
         said.append(worker.out.get()[1])
     assert any("Camera error (OSError)" in str(m) for m in said) and "ok" in said
+
+
+def test_the_kiosk_camera_option_opens_the_pi_camera(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`taki-companion --camera picamera` (Raspberry Pi guide): picamera2, not V4L2."""
+    import sys
+    import types
+
+    from companion.vision.sources import PiCameraSource, SourceError, open_camera
+
+    monkeypatch.setitem(sys.modules, "picamera2", types.SimpleNamespace(Picamera2=FakePicamera2))
+    FakePicamera2.seated = True
+    cam = open_camera("picamera")
+    assert isinstance(cam, PiCameraSource) and cam.read() is not None
+    cam.close()
+    with pytest.raises(SourceError):
+        open_camera("7")  # no such camera: said, not the demo in its place

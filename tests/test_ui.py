@@ -255,3 +255,29 @@ def test_a_journal_with_damaged_pages_is_reported_and_left_alone(tmp_path: Path)
     assert dump["screen"] == "setup" and "damaged pages" in dump["message"], dump
     assert "cannot be resumed" in dump["message"]
     assert (tmp_path / "j.db").read_bytes() == bytes(data)
+
+
+@needs_x
+def test_the_kiosk_referees_the_demo_with_torch_and_ultralytics_unavailable(tmp_path: Path) -> None:
+    """Issue 15: the runtime install has no torch. Here torch, ultralytics and the other
+    training packages cannot be imported at all, and the demo is still read live."""
+    from companion.rules import Phase
+    from companion.rules.notation import from_text
+
+    block = tmp_path / "block"
+    block.mkdir()
+    (block / "sitecustomize.py").write_text(
+        "import sys\n"
+        "for name in ('torch', 'torchvision', 'ultralytics', 'openvino', 'skimage', 'onnx', 'pnnx'):\n"
+        "    sys.modules[name] = None  # import raises ImportError, as on a runtime install\n")
+    env = {**os.environ, "PYTHONPATH": f"{block}:{ROOT}", "KIVY_HOME": str(tmp_path / "kivy")}
+    cmd = ["xvfb-run", "-a", "-s", "-screen 0 1280x800x24", sys.executable, "-m", "companion.cli",
+           "--windowed", "--mute", "--demo", "--journal", str(tmp_path / "j.db"), "--exit-after", "16",
+           "--dump", str(tmp_path / "dump.json"), "--startup-log", str(tmp_path / "start.json")]
+    out = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=240)
+    assert out.returncode == 0, out.stderr[-3000:]
+    start = json.loads((tmp_path / "start.json").read_text())
+    assert not start["torch_loaded"] and not start["ultralytics_loaded"]
+    assert start["window"] <= start["reader_ready"] <= start["first_frame"]  # the window first, then the reader
+    state = from_text(json.loads((tmp_path / "dump.json").read_text())["state"])
+    assert state.phase is Phase.PLAYING and len(state.discard) >= 2  # cards were read from the video

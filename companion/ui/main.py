@@ -65,7 +65,7 @@ class Controller:
 
     def _source(self):  # type: ignore[no-untyped-def]
         from ..synth.demo import DEMO_VIDEO
-        from ..vision.sources import CameraSource, SourceError, VideoFileSource
+        from ..vision.sources import SourceError, VideoFileSource, open_camera
 
         a = self.args
         if a.video:
@@ -73,7 +73,7 @@ class Controller:
         if self.demo:  # decided before the game began: the demo is a game of its own
             return VideoFileSource(DEMO_VIDEO), "No camera found: this is the bundled demo game."
         try:
-            return CameraSource(a.camera if a.camera is not None else 0), None
+            return open_camera(a.camera), None
         except SourceError as e:  # a real game is never fed the demo clip in the camera's place
             return None, f"{e}: cards are not read in this game; plug the camera in and start again"
 
@@ -343,7 +343,7 @@ class Controller:
         """Open the camera and the card finder for 'Learn a deck'; a reason when it cannot."""
         from ..training.guided import GuidedEnrolment
         from ..vision.cardfinder import CardFinder
-        from ..vision.sources import CameraSource, ImageFolderSource, SourceError
+        from ..vision.sources import ImageFolderSource, SourceError, open_camera
 
         if not self.reader_ready:
             return "The card reader is still loading: a moment, please."
@@ -352,7 +352,7 @@ class Controller:
             return f"No card reader: {self.detector_error}"
         try:
             src = ImageFolderSource(self.args.enrol_from) if getattr(self.args, "enrol_from", None) else \
-                CameraSource(self.args.camera or 0)
+                open_camera(self.args.camera)
         except SourceError as e:
             return f"{e}: plug a camera in to learn a deck"
         out = self.decks_dir() / time.strftime("deck-%Y%m%d-%H%M%S")
@@ -433,7 +433,8 @@ class Controller:
                     rss = int(line.split()[1]) / 1024
             Path(self.args.startup_log).write_text(json.dumps({
                 **self.marks, "rss_mib": rss,
-                "torch_loaded": "torch" in sys.modules, "ultralytics_loaded": "ultralytics" in sys.modules}))
+                "torch_loaded": sys.modules.get("torch") is not None,
+                "ultralytics_loaded": sys.modules.get("ultralytics") is not None}))
         app.stop()
 
     def on_stop(self, app: Any) -> None:
@@ -527,13 +528,13 @@ def _camera_present() -> bool:
 def _check_source(args: argparse.Namespace) -> str | None:
     """A video or camera asked for by name that cannot be opened is said at once:
     the demo is never played into a real game in its place."""
-    from ..vision.sources import CameraSource, SourceError, VideoFileSource
+    from ..vision.sources import SourceError, VideoFileSource, open_camera
 
     try:
         if args.video:
             VideoFileSource(args.video).close()
         elif args.camera is not None:
-            CameraSource(args.camera).close()
+            open_camera(args.camera).close()
     except SourceError as e:
         tail = " (the demo is a separate game: start it with --demo)" if args.camera is not None else ""
         return f"{e}{tail}"

@@ -243,6 +243,18 @@ class PiCameraSource(_Reconnecting):
                 pass
 
 
+def open_camera(spec: str | int | None = None) -> FrameSource:
+    """The kiosk's ``--camera``: an index (default 0), a ``/dev/video*`` path, or
+    ``picamera`` (the Raspberry Pi camera through picamera2)."""
+    if spec is None:
+        return CameraSource(0)
+    if isinstance(spec, int) or str(spec).isdigit():
+        return CameraSource(int(spec))
+    if spec == "picamera":
+        return PiCameraSource()
+    return CameraSource(spec)
+
+
 def open_source(spec: str, **kw: object) -> FrameSource:
     """``"0"``/``"/dev/video0"``: a camera; a video file; a folder of images; ``"picamera"``."""
     if spec == "picamera":
