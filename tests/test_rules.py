@@ -174,7 +174,7 @@ def test_r_call_last_forgotten_call_costs_four_when_the_next_player_acts() -> No
     g, rulings = run(g, Play(C("R8")))  # Omer acts first
     pen = ruled(rulings, K.PENALTY)
     assert pen and pen[0].seat == 0 and pen[0].n == 4 and pen[0].rule == "R-CALL-LAST"
-    assert "Dana, draw four: you did not call last card" in pen[0].text
+    assert "Dana, draw four: no last-card call" in pen[0].text
     assert g.counts == (5, 4, 5) and g.last_due is None
 
 

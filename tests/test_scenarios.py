@@ -121,7 +121,7 @@ def test_last_card_penalty_spoken_sentence() -> None:
     """R-CALL-LAST: the sentence the app speaks names the player and the reason."""
     g, _ = run(table("R5", counts=(2, 5, 5)), Play(C("R7")))
     _, rulings = run(g, Draw())
-    assert ruled(rulings, K.PENALTY)[0].text == "Dana, draw four: you did not call last card"
+    assert ruled(rulings, K.PENALTY)[0].text == "Dana, draw four: no last-card call."
 
 
 def test_plus3_window_closed_by_timeout_then_next_plays() -> None:

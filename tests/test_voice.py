@@ -13,7 +13,7 @@ from companion.voice import Pyttsx3Speaker, RecordingSpeaker, VoiceWorker
 
 @pytest.mark.skipif(shutil.which("espeak-ng") is None, reason="espeak-ng is installed by .ci/run")
 def test_speech_renders_to_a_wav_that_is_not_silent(tmp_path: Path) -> None:
-    path = Pyttsx3Speaker().render_wav("Dana, draw four: you did not call last card", tmp_path / "s.wav")
+    path = Pyttsx3Speaker().render_wav("Dana, draw four: no last-card call", tmp_path / "s.wav")
     with wave.open(str(path)) as w:
         frames = w.readframes(w.getnframes())
         seconds = w.getnframes() / w.getframerate()
@@ -53,3 +53,126 @@ def test_broken_engine_is_reported_and_the_game_goes_on() -> None:
     voice.speak("more")  # dropped quietly, never raises
     assert voice.wait(2)
     voice.stop()
+
+
+# ---------------------------------------------------------------- issue 13: speech that keeps up
+
+from companion.voice import Priority  # noqa: E402
+from companion.voice.wording import sentences, whole_sentence  # noqa: E402
+
+
+def _hold(speaker: RecordingSpeaker, voice: VoiceWorker, first: str) -> None:
+    """Start ``first`` and wait until the speaker is busy with it (the queue is then live)."""
+    voice.speak(first, Priority.CALL)
+    assert speaker.busy.wait(2)
+
+
+def test_penalties_jump_the_queue_and_stale_instructions_are_dropped() -> None:
+    speaker = RecordingSpeaker(seconds=0.3)
+    voice = VoiceWorker(speaker, max_backlog_s=60)
+    _hold(speaker, voice, "The red 5 leads. Dana starts.")
+    voice.speak("Omer: plus two or King, or draw two.", Priority.INSTRUCTION)
+    voice.speak("Noa, you can put down a plus two or a King.", Priority.HINT)
+    voice.advance(1)  # the next card landed: both are about a moment that has passed
+    voice.speak("Omer, draw two.", Priority.PENALTY)
+    voice.speak("Noa is skipped.", Priority.INSTRUCTION)
+    assert voice.wait(5)
+    # the penalty cut the call off; the call is said again after it; the stale ones never
+    assert speaker.cut == ["The red 5 leads. Dana starts."]
+    assert speaker.said == ["Omer, draw two.", "The red 5 leads. Dana starts.", "Noa is skipped."]
+    assert [d.split(": ", 1)[0] for d in voice.dropped] == ["stale", "stale"]
+
+
+def test_a_new_penalty_cuts_a_long_hint() -> None:
+    speaker = RecordingSpeaker(seconds=1.5)
+    voice = VoiceWorker(speaker)
+    voice.speak("Dana, match the green 7: a green card, the same symbol or any colourless card.", Priority.HINT)
+    assert speaker.busy.wait(2)
+    voice.speak("Dana, draw four: no last-card call.", Priority.PENALTY)
+    assert voice.wait(2.6)  # the penalty's 1.5 s, not the hint's 1.5 s before it
+    assert speaker.cut == ["Dana, match the green 7: a green card, the same symbol or any colourless card."]
+    assert speaker.said == ["Dana, draw four: no last-card call."]
+
+
+def test_the_queue_never_holds_more_than_three_seconds_of_speech_but_keeps_penalties() -> None:
+    from companion.voice.worker import speech_seconds
+
+    speaker = RecordingSpeaker(seconds=0.5)
+    voice = VoiceWorker(speaker)
+    _hold(speaker, voice, "Omer, choose a colour.")
+    for i in range(6):
+        voice.speak(f"Noa, red cards, then closed TAKI {i}.", Priority.INSTRUCTION)
+        assert voice.backlog_seconds() <= 3.0  # instructions never pile up past three seconds
+    voice.speak("Noa, draw two.", Priority.PENALTY)
+    voice.speak("Eli, draw three.", Priority.PENALTY)
+    assert voice.wait(10)
+    assert "Noa, draw two." in speaker.said and "Eli, draw three." in speaker.said
+    assert speech_seconds("Noa, draw two.") < 2
+    assert any(d.startswith("backlog") for d in voice.dropped)
+
+
+def test_every_sentence_is_whole_with_numbers_in_words() -> None:
+    """Wording fixes from the issue, one per sentence shape."""
+    from companion.rules import CorrectCount, Draw, Play, Reveal, apply, new_game
+    from companion.rules.cards import Card
+
+    C = Card.from_code
+    g = apply(new_game(["Dana", "Omer", "Noa"]), Reveal(C("R5"))).state  # the first card turned up
+    step = apply(g, CorrectCount(0, 1))
+    assert [t for t, _ in sentences(step)] == ["Dana now holds one card."]  # not "one cards"
+    assert [t for t, _ in sentences(apply(g, CorrectCount(0, 3)))] == ["Dana now holds three cards."]
+    g2 = apply(apply(g, CorrectCount(0, 2)).state, Play(C("R7"))).state
+    said = sentences(apply(g2, Draw()))  # Omer moves on; Dana had not called last card
+    assert said[0] == ("Dana, draw four: no last-card call.", Priority.PENALTY)
+    for text, _ in said:
+        assert text.count(".") + text.count("!") + text.count("?") >= 1 and text[-1] in ".!?"
+    plus = apply(apply(g, CorrectCount(0, 1)).state, Play(C("RPLUS")))  # Dana's last card is a Plus
+    spoken = [t for t, _ in sentences(plus)]
+    assert "Dana, nobody finishes on a Plus: draw a card." in spoken
+    assert not any("play another card" in t for t in spoken)
+    stack = apply(g, Play(C("R+2")))
+    assert ("Omer: plus two or King, or draw two.", Priority.INSTRUCTION) in sentences(stack)
+    assert whole_sentence("a breaker played against no plus three") == "A breaker played against no plus three."
+
+
+def test_an_out_of_turn_breaker_says_whose_turn_it_is() -> None:
+    from companion.rules import Play, Reveal, apply, new_game
+    from companion.rules.cards import Card
+
+    C = Card.from_code
+    g = apply(new_game(["Dana", "Omer", "Noa"]), Reveal(C("R5"))).state
+    g = apply(g, Play(C("+3"))).state  # Dana throws a +3: everyone else draws three unless broken
+    step = apply(g, Play(C("BREAKER"), 2))  # Noa breaks it from across the table
+    spoken = [t for t, _ in sentences(step)]
+    assert spoken[0] == "Broken! Dana, draw three."
+    assert spoken[-1].endswith("your turn.")
+
+
+def test_no_audio_output_is_said_once_and_a_penalty_cuts_playback(tmp_path: Path) -> None:
+    if shutil.which("espeak-ng") is None:
+        pytest.skip("espeak-ng is installed by .ci/run")
+    import os
+    import time
+
+    from companion.voice import SpeechUnavailable
+
+    broken = tmp_path / "noplay"
+    broken.write_text("#!/bin/sh\necho 'aplay: main:831: audio open error: No such file or directory' >&2\nexit 1\n")
+    broken.chmod(0o755)
+    with pytest.raises(SpeechUnavailable, match="no audio output works"):
+        Pyttsx3Speaker(player=(str(broken),)).say("Omer, draw two.")
+    errors: list[str] = []
+    voice = VoiceWorker(Pyttsx3Speaker(player=(str(broken),)), on_error=errors.append)
+    voice.speak("Omer, draw two.", Priority.PENALTY)
+    voice.speak("Noa is skipped.")
+    assert voice.wait(20)
+    assert len(errors) == 1 and "no audio output" in errors[0]  # said once; the rest quietly dropped
+    slow = tmp_path / "slowplay"
+    slow.write_text("#!/bin/sh\nexec sleep 30\n")
+    slow.chmod(0o755)
+    speaker = Pyttsx3Speaker(player=(str(slow),))
+    t = threading.Timer(1.5, speaker.stop)
+    t.start()
+    t0 = time.monotonic()
+    speaker.say("Dana, match the green 7: a green card, the same symbol or any colourless card.")
+    assert time.monotonic() - t0 < 10 and os.path.exists(str(slow))  # stopped, not the 30 s

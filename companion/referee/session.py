@@ -19,7 +19,8 @@ import numpy as np
 from ..rules import Card, Color, Play, Step, legal_faces
 from ..rules.events import Event
 from ..rules.rulings import RulingKind
-from ..voice import VoiceWorker, sentences
+from ..rules.rulings import _number  # numbers in words, as the rulings say them
+from ..voice import Priority, VoiceWorker, sentences
 from .loop import Question, Referee, RefereeError
 
 
@@ -211,6 +212,7 @@ class TableSession:
             self.warning = "; ".join(w for w in (self.warning, problem) if w)
         said = sentences(step, self.teaching)
         if self.voice is not None:
+            self.voice.advance(self.referee.seq)  # what was queued for earlier moves is stale now
             self.voice.speak_all(said)
         for r in step.rulings:
             if r.kind is RulingKind.TURN:
@@ -221,7 +223,7 @@ class TableSession:
             if hint:
                 self.log.append(LogLine(time.time(), hint))
                 if self.voice is not None:
-                    self.voice.speak(hint)
+                    self.voice.speak(hint, Priority.HINT)
         if self.on_change:
             self.on_change()
 
@@ -235,7 +237,7 @@ class TableSession:
         if s.pending.value == "color":
             return f"{name}, tap the colour you want."
         if s.stack:
-            return f"{name}, you can put down a plus two or a King, or draw {2 * s.stack}."
+            return f"{name}, you can put down a plus two or a King, or draw {_number(2 * s.stack)}."
         colours = sorted({c.color.spoken for c in faces if c.color is not None})
         extra = " or any colourless card" if any(c.color is None for c in faces) else ""
         if s.run is not None and s.run.seat == s.to_move:
@@ -324,7 +326,7 @@ class TableSession:
         elif isinstance(result, Question):
             self.status = result.text
             if self.voice is not None:
-                self.voice.speak(result.text)
+                self.voice.speak(result.text, Priority.CALL)
             if self.on_change:
                 self.on_change()
         else:
@@ -373,7 +375,8 @@ class TableSession:
                     self.status = (f"The camera was off, and now the {ev.card.spoken} is on top. What was played "
                                    f"meanwhile? Tap 'Only the {ev.card.spoken}', or enter each card.")
                     if self.voice is not None:
-                        self.voice.speak(f"The camera was off. What was played? The {ev.card.spoken} is on top.")
+                        self.voice.speak(f"The camera was off. What was played? The {ev.card.spoken} is on top.",
+                                         Priority.CALL)
             else:
                 self.card_seen(ev.card, t)
         elif ev.kind is TrackKind.UNREADABLE:

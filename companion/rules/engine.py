@@ -287,7 +287,7 @@ class _Table:
         due = self.last_due
         if due is not None and actor == self.to_move and actor != due:
             self.last_due = None
-            self.draw(due, 4, "R-CALL-LAST", reason="you did not call last card", kind=R.PENALTY)
+            self.draw(due, 4, "R-CALL-LAST", reason="no last-card call", kind=R.PENALTY)
 
     def resolve_plus3(self) -> None:
         """D-PLUS3-2: the window closes and the pending +3 draw happens."""
@@ -572,7 +572,7 @@ def _after_play(t: _Table, seat: int, card: Card, in_run: bool) -> None:
         if card.kind is Kind.PLUS and t.rules.no_finish_on_plus:
             t.run = None
             t.pending = Pending.PLUS
-            t.say(R.PLAY_AGAIN, "D-END-2", seat, reason="nobody finishes on a Plus, so draw a card")
+            t.say(R.PLAY_AGAIN, "D-END-2", seat, reason="nobody finishes on a Plus: draw a card")
             return
         if _hand_emptied(t, seat):
             return
@@ -671,7 +671,7 @@ def _effect(t: _Table, seat: int, card: Card, finishing: bool) -> None:
             t.plus3_by = seat
             t.resolve_plus3()
     elif k is Kind.BREAKER:  # R-BREAK-2: on one's own turn, against no +3
-        t.draw(seat, 3, "R-BREAK-2", reason="a Breaker played against no plus three")
+        t.draw(seat, 3, "R-BREAK-2", reason="no plus three to break")
         t.pass_turn()
     elif k is Kind.CHANGE_COLOR:
         t.pending = Pending.COLOR

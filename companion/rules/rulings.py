@@ -87,7 +87,7 @@ class Ruling(NamedTuple):
             return f"{name}, your turn."
         if k in (RulingKind.DRAW, RulingKind.PENALTY):
             what = "a card" if n == 1 else f"{_number(n)}"
-            return f"{name}, draw {what}{': ' + self.reason if self.reason else '.'}"
+            return f"{name}, draw {what}{': ' + _stop(self.reason) if self.reason else '.'}"
         if k is RulingKind.SKIP:
             return f"{name} is skipped."
         if k is RulingKind.REVERSE:
@@ -97,7 +97,8 @@ class Ruling(NamedTuple):
         if k is RulingKind.COLOR_CHOSEN:
             return f"The colour is {color}."
         if k is RulingKind.PLAY_AGAIN:
-            return f"{name}, play another card{': ' + self.reason if self.reason else '.'}"
+            # with a reason (nobody finishes on a Plus) the player has no card to play: say what to do
+            return f"{name}, {_stop(self.reason)}" if self.reason else f"{name}, play another card."
         if k is RulingKind.MAY_PLAY_AGAIN:
             return f"{name}, you may play any card, or end your turn."
         if k is RulingKind.PLUS2_STACK:
@@ -128,7 +129,7 @@ class Ruling(NamedTuple):
             return f"Corrected: it was the {card}, not the {self.reason}." if self.reason else \
                 f"Corrected: the {card} was played."
         if k is RulingKind.COUNT_CORRECTED:
-            return f"{name} now holds {_number(n)} cards."
+            return f"{name} now holds {_number(n)} card{'' if n == 1 else 's'}."
         if k is RulingKind.WIN:
             return f"{name} wins the game!"
         if k is RulingKind.STAGE:
@@ -140,6 +141,11 @@ class Ruling(NamedTuple):
 
 _WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight",
           "nine", "ten", "eleven", "twelve")
+
+
+def _stop(text: str) -> str:
+    """A reason as the end of a sentence: exactly one full stop."""
+    return text if text.endswith((".", "!", "?")) else text + "."
 
 
 def _number(n: int) -> str:

@@ -2,7 +2,7 @@
 
 from .speakers import NullSpeaker, Pyttsx3Speaker, RecordingSpeaker, Speaker, SpeechUnavailable
 from .wording import sentences
-from .worker import VoiceWorker
+from .worker import Priority, VoiceWorker
 
 __all__ = ["NullSpeaker", "Pyttsx3Speaker", "RecordingSpeaker", "Speaker", "SpeechUnavailable",
-           "VoiceWorker", "sentences"]
+           "VoiceWorker", "Priority", "sentences"]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -18,11 +21,22 @@ class Speaker(Protocol):
 
 
 class Pyttsx3Speaker:
-    """pyttsx3; created lazily in the thread that speaks, as pyttsx3 requires."""
+    """pyttsx3 (espeak-ng on Linux) renders each sentence to a WAV, which ``aplay`` plays.
 
-    def __init__(self, driver: str | None = None, rate: int = 165, voice: str | None = None) -> None:
-        self.driver, self.rate, self.voice = driver, rate, voice
+    Why not pyttsx3's own playback: its espeak driver starts ``aplay`` through
+    ``os.system``, which can be neither stopped (a penalty must cut a long hint off)
+    nor checked (with no audio device it fails silently). Here a missing player or a
+    player that cannot open any output is a :class:`SpeechUnavailable` the kiosk shows
+    once, and :meth:`stop` ends the sentence being played. The engine is created
+    lazily in the thread that speaks, as pyttsx3 requires."""
+
+    def __init__(self, driver: str | None = None, rate: int = 165, voice: str | None = None,
+                 player: tuple[str, ...] = ("aplay", "-q")) -> None:
+        self.driver, self.rate, self.voice, self.player = driver, rate, voice, player
         self._engine: Any = None
+        self._playing: subprocess.Popen[bytes] | None = None
+        self._stopped = False
+        self._lock = threading.Lock()
 
     def _get(self) -> Any:
         if self._engine is None:
@@ -39,9 +53,27 @@ class Pyttsx3Speaker:
         return self._engine
 
     def say(self, text: str) -> None:
-        engine = self._get()
-        engine.say(text)
-        engine.runAndWait()
+        if shutil.which(self.player[0]) is None:
+            raise SpeechUnavailable(f"no audio player ({self.player[0]}: install alsa-utils)")
+        with tempfile.TemporaryDirectory(prefix="taki-say-") as tmp:
+            wav = self.render_wav(text, Path(tmp) / "say.wav")
+            with self._lock:
+                self._stopped = False
+                self._playing = subprocess.Popen([*self.player, str(wav)], stdout=subprocess.DEVNULL,
+                                                 stderr=subprocess.PIPE)
+            _, err = self._playing.communicate()
+            with self._lock:
+                rc, stopped, self._playing = self._playing.returncode, self._stopped, None
+            if rc != 0 and not stopped:
+                why = err.decode(errors="replace").strip().splitlines()[-1:] or [f"exit {rc}"]
+                raise SpeechUnavailable(f"no audio output works ({self.player[0]}: {why[0]})")
+
+    def stop(self) -> None:
+        """Cut the sentence being played (called from another thread)."""
+        with self._lock:
+            if self._playing is not None and self._playing.poll() is None:
+                self._stopped = True
+                self._playing.kill()
 
     def render_wav(self, text: str, path: str | Path) -> Path:
         """Speak into a WAV file instead of the speakers (works with no audio device)."""
@@ -63,14 +95,21 @@ class RecordingSpeaker:
         self.said: list[str] = []
         self.seconds, self.fail = seconds, fail
         self.busy = threading.Event()
+        self.cut: list[str] = []  # sentences stopped part-way
+        self._stop = threading.Event()
+
+    def stop(self) -> None:
+        self._stop.set()
 
     def say(self, text: str) -> None:
         if self.fail:
             raise SpeechUnavailable("no speech engine: test speaker set to fail")
+        self._stop.clear()
         self.busy.set()
         try:
-            if self.seconds:
-                time.sleep(self.seconds)
+            if self.seconds and self._stop.wait(self.seconds):
+                self.cut.append(text)
+                return
             self.said.append(text)
         finally:
             self.busy.clear()
