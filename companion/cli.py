@@ -244,7 +244,7 @@ def _eval(args: argparse.Namespace) -> int:
 
     try:
         result = evaluate(args.model, Path(args.data), args.split, args.imgsz, classifier=args.classifier,
-                          deck=args.deck)
+                          deck=args.deck, runtime=args.runtime)
     except (ModelError, DeckError, FileNotFoundError, ValueError) as e:
         print(f"taki-companion eval: {e}", file=sys.stderr)
         return 2
@@ -392,6 +392,8 @@ def build_parser() -> argparse.ArgumentParser:
     vp.add_argument("--classifier", default="auto",
                     help="face classifier behind the detector: auto (the shipped one), none, or a path")
     vp.add_argument("--deck", default=None, help="read with a deck profile's learnt classifier")
+    vp.add_argument("--runtime", action="store_true",
+                    help="read with the kiosk's torch-free reader (an .onnx or *_ncnn_model --model)")
     vp.set_defaults(func=_eval)
 
     xp = sub.add_parser("export", help="export trained weights to ONNX, OpenVINO and NCNN under models/")

@@ -30,6 +30,8 @@ class EvalResult:
     detector_top_card_accuracy: float | None = None  # the detector alone, when a classifier is used
     classifier: str | None = None
     per_face_accuracy: dict[str, float] = field(default_factory=dict)  # true face -> share read right
+    reader: str = "ultralytics"  # or "runtime" (ONNX Runtime / NCNN without torch)
+    predictions: list[str] = field(default_factory=list)  # the top card read per image ("" for none)
 
     def report(self) -> str:
         lines = [f"images {self.images}",
@@ -68,8 +70,8 @@ def _label(img: Path) -> int | None:
     return int(first[0]) if first else None
 
 
-def _top_card(reader: Detector, images: list[Path],
-              per_face: dict[str, list[int]] | None = None) -> tuple[int, int, Counter[tuple[str, str]]]:
+def _top_card(reader: Detector, images: list[Path], per_face: dict[str, list[int]] | None = None,
+              predictions: list[str] | None = None) -> tuple[int, int, Counter[tuple[str, str]]]:
     right = missed = 0
     confused: Counter[tuple[str, str]] = Counter()
     for p in images:
@@ -78,6 +80,8 @@ def _top_card(reader: Detector, images: list[Path],
             continue
         image = cv2.imread(str(p))
         dets = reader.detect(image) if image is not None else []
+        if predictions is not None:
+            predictions.append(dets[0].card.code if dets else "")
         ok = bool(dets) and dets[0].card.index == truth
         if per_face is not None:
             tally = per_face.setdefault(FACES[truth].code, [0, 0])
@@ -94,8 +98,12 @@ def _top_card(reader: Detector, images: list[Path],
 
 
 def evaluate(model: str | Path | None, data: Path, split: str = "test", imgsz: int = 192,
-             conf: float = 0.25, classifier: str | Path | None = "auto", deck: str | Path | None = None) -> EvalResult:
+             conf: float = 0.25, classifier: str | Path | None = "auto", deck: str | Path | None = None,
+             runtime: bool = False) -> EvalResult:
+    """``runtime``: read with the kiosk's torch-free reader (an .onnx or *_ncnn_model
+    finder); the finder's mAP still comes from ultralytics' val."""
     from ..vision.classifier import TwoStageDetector, load_reader
+    from ..vision.runtime import table_reader
 
     images = split_images(data, split)  # a missing or broken dataset is said before any model loads
     det = YoloDetector(model, imgsz=imgsz, conf=conf)
@@ -106,13 +114,16 @@ def evaluate(model: str | Path | None, data: Path, split: str = "test", imgsz: i
     per_class = {FACES[int(c)].code: float(m) for c, m in zip(box.ap_class_index, box.maps[box.ap_class_index])} \
         if hasattr(box, "ap_class_index") and det.names_faces else {}
     n = len(images)
-    reader = load_reader(model, classifier, imgsz=imgsz, deck=deck)
+    reader = table_reader(model, classifier, deck=deck) if runtime else \
+        load_reader(model, classifier, imgsz=imgsz, deck=deck)
     per_face: dict[str, list[int]] = {}
-    right, missed, confused = _top_card(reader, images, per_face)
+    predictions: list[str] = []
+    right, missed, confused = _top_card(reader, images, per_face, predictions)
     alone = None
     if isinstance(reader, TwoStageDetector) and det.names_faces:
         alone = _top_card(det, images)[0] / n if n else 0.0
     return EvalResult(n, float(box.map), float(box.map50), right / n if n else 0.0, per_class,
                       [(t, p, c) for (t, p), c in confused.most_common()], missed, alone,
                       str(reader.classifier.path) if isinstance(reader, TwoStageDetector) else None,
-                      {code: r / t for code, (r, t) in sorted(per_face.items())})
+                      {code: r / t for code, (r, t) in sorted(per_face.items())},
+                      "runtime" if runtime else "ultralytics", predictions)

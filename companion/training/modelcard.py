@@ -31,7 +31,8 @@ def _kind_accuracy(per_face: dict[str, float]) -> list[tuple[str, float]]:
 
 
 def card(heldout_json: Path, test_json: Path, speed: Path, run: Path, history: str, cls_run: Path | None = None,
-         cls_data: str = "", backend_jsons: dict[str, Path] | None = None, data: str = "") -> str:
+         cls_data: str = "", backend_jsons: dict[str, Path] | None = None, data: str = "",
+         runtime_jsons: dict[str, Path] | None = None, limits: str = "") -> str:
     held = json.loads(heldout_json.read_text())
     test = json.loads(test_json.read_text())
     args = yaml.safe_load((run / "args.yaml").read_text())
@@ -115,6 +116,18 @@ def card(heldout_json: Path, test_json: Path, speed: Path, run: Path, history: s
             ev = json.loads(path.read_text())
             lines.append(f"| {name} | {100 * ev['top_card_accuracy']:.1f}% |")
         lines.append("")
+    if runtime_jsons:
+        lines += ["The kiosk's torch-free runtime reader (`companion/vision/runtime.py`, `eval --runtime`) "
+                  "against ultralytics reading the same export, held-out family:", "",
+                  "| export | runtime top card correct | ultralytics | same top card |", "| --- | --- | --- | --- |"]
+        for name, path in runtime_jsons.items():
+            ev = json.loads(path.read_text())
+            ref = json.loads(backend_jsons[name].read_text()) if backend_jsons and name in backend_jsons else held
+            a, b = ev.get("predictions", []), ref.get("predictions", [])
+            same = sum(x == y for x, y in zip(a, b)) / max(1, len(a)) if a and len(a) == len(b) else float("nan")
+            lines.append(f"| {name} | {100 * ev['top_card_accuracy']:.1f}% | {100 * ref['top_card_accuracy']:.1f}% "
+                         f"| {100 * same:.1f}% |")
+        lines.append("")
     kinds = _kind_accuracy(held.get("per_face_accuracy", {}))
     if kinds:
         lines += ["Held-out family, accuracy by kind of face (weakest first): "
@@ -127,21 +140,16 @@ def card(heldout_json: Path, test_json: Path, speed: Path, run: Path, history: s
     top_in = ", ".join(f"{t}->{p} x{n}" for t, p, n in test["confusions"][:12]) or "none"
     lines += ["", f"Per-face errors, held-out family: {top}.", "",
               f"Per-face errors, in-distribution: {top_in}.", "",
-              "## Inference speed on this machine (2 cores, whole predict calls; 192 px finder,",
-              "64 px classifier)", "", "```", speed.read_text().strip(), "```", "",
-              "## Limits", "",
-              "- Trained on rendered faces only. The published deck's real art was modelled from",
-              "  its description (block symbols, sides, corners); no photo of it was used or",
-              "  measured here. Enrol a real deck (`taki-companion enrol`) to reach the last points.",
-              "- 6 and 9 differ only by orientation on a card that looks the same turned round;",
-              "  the block style's extrusion (down-left to down-right) is what tells them apart,",
-              "  and at 64 px the classifier has not learnt that cue well (most of the errors above),",
-              "  nor the Breaker's crack. The classifier overfits its 18,000 crops (train loss",
-              "  0.07, val top-1 0.88): more scenes, not more epochs, is the next step; reading the",
-              "  card warped upright from the finder's corners would leave only a half-turn to learn.",
-              "- Both runs resume (`runs/.../weights/last.pt`) and improve with more epochs, or on",
-              "  a GPU with `--device 0`.", ""]
+              f"## Inference speed on this machine (2 cores, whole predict calls; {args['imgsz']} px finder,",
+              f"{_cls_imgsz(cls_run)} px classifier)", "", "```", speed.read_text().strip(), "```", "",
+              "## Limits", "", limits.strip(), ""]
     return "\n".join(lines)
+
+
+def _cls_imgsz(run: Path | None) -> int:
+    if run is None or not (run / "args.yaml").exists():
+        return 64
+    return int(yaml.safe_load((run / "args.yaml").read_text()).get("imgsz", 64))
 
 
 def _classifier_lines(run: Path | None, data: str) -> list[str]:
@@ -173,11 +181,15 @@ def main() -> None:
     ap.add_argument("--cls-run", default="runs/taki-cls")
     ap.add_argument("--cls-data", default="")
     ap.add_argument("--data", default="")
+    ap.add_argument("--runtime", nargs="*", default=[], help="NAME=eval.json of `eval --runtime` on the held-out set")
+    ap.add_argument("--limits", default=None, help="a markdown file: the Limits section's text")
     ap.add_argument("--out", default="models/README.md")
     a = ap.parse_args()
     backends = {k: Path(v) for k, v in (b.split("=", 1) for b in a.backend)}
+    runtimes = {k: Path(v) for k, v in (b.split("=", 1) for b in a.runtime)}
+    limits = Path(a.limits).read_text() if a.limits else "- Trained on rendered faces only."
     Path(a.out).write_text(card(Path(a.heldout), Path(a.test), Path(a.speed), Path(a.run), a.history,
-                                Path(a.cls_run), a.cls_data, backends, a.data))
+                                Path(a.cls_run), a.cls_data, backends, a.data, runtimes, limits))
 
 
 if __name__ == "__main__":
