@@ -7,6 +7,7 @@ or corrupt model is a :class:`ModelError` with a sentence a person can act on.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -15,7 +16,9 @@ import numpy as np
 
 from ..rules.cards import FACES, Card
 
-MODELS_DIR = Path(__file__).resolve().parent.parent.parent / "models"
+_REPO_MODELS = Path(__file__).resolve().parent.parent.parent / "models"  # a checkout, editable install
+_INSTALLED_MODELS = Path(sys.prefix) / "share" / "taki-companion" / "models"  # a wheel (runtime install)
+MODELS_DIR = _REPO_MODELS if _REPO_MODELS.is_dir() else _INSTALLED_MODELS
 DEFAULT_MODEL = "taki-yolov8n.pt"
 DEFAULT_IMGSZ = 192  # the shipped model's training size (see models/README.md)
 #: The face a card finder's boxes carry until the classifier names them; a
