@@ -426,7 +426,29 @@ def build_parser() -> argparse.ArgumentParser:
     sp2.add_argument("--db", default=default_journal())
     sp2.add_argument("--format", choices=("csv", "json"), default="csv")
     sp2.set_defaults(func=_standings)
+
+    bp = sub.add_parser("board", help="the live tournament board for an event (needs the 'board' extra)")
+    bp.add_argument("--db", default="board.db", help="the board's SQLite file")
+    bp.add_argument("--event-key", required=True, help="the key kiosks must send (8 characters or more)")
+    bp.add_argument("--host", default="0.0.0.0")
+    bp.add_argument("--port", type=int, default=8080)
+    bp.set_defaults(func=_board)
     return p
+
+
+def _board(args: argparse.Namespace) -> int:
+    try:
+        from .board.server import serve
+    except ImportError as e:
+        print(f"taki-companion board: {e}; install with pip install '.[board]'", file=sys.stderr)
+        return 2
+    if len(args.event_key) < 8:
+        print("taki-companion board: the event key must be at least 8 characters", file=sys.stderr)
+        return 2
+    print(f"board on http://{args.host}:{args.port}/ (kiosks: --board http://THIS-LAPTOP:{args.port} "
+          f"--event-key ...)")
+    serve(args.db, args.event_key, args.host, args.port)
+    return 0
 
 
 def _add_app_arguments(p: argparse.ArgumentParser) -> None:

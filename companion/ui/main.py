@@ -257,6 +257,13 @@ class Controller:
                 s.vision = self._vision(s)
                 self.session = s
                 app.use_session(s)
+        if getattr(a, "board", None) and self.journal is not None:
+            import socket
+
+            from ..board.outbox import Outbox
+
+            self.outbox = Outbox(self.journal.path, a.board, a.event_key or "", f"{socket.gethostname()}-t{a.table}",
+                                 a.table).start()  # the journal is the outbox: refereeing never waits on it
         if getattr(a, "enrol", False):
             self.when_reader_ready(app.open_enrolment)
         if getattr(a, "ui_script", None):
@@ -439,6 +446,8 @@ class Controller:
 
     def on_stop(self, app: Any) -> None:
         self.stop_enrolment()
+        if getattr(self, "outbox", None) is not None:
+            self.outbox.stop()
         s = self.session
         if s is not None and s.vision is not None:
             s.vision.stop()

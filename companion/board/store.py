@@ -1,0 +1,206 @@
+"""The event board's storage: what every kiosk pushed, one row per journalled event.
+
+Why this shape: a kiosk's journal is the truth and the board a copy of it, so a row
+is keyed by (kiosk, game, seq) exactly as the journal numbers its events. A batch
+sent twice stores nothing the second time; a row sent again with other content is
+refused (a kiosk never rewrites its history); a gap in the numbers is reported
+back, never filled by guessing. Validation lives here, so the server only speaks
+HTTP. SQLite is the embedded default (one laptop at an event).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..rules.notation import from_text
+
+KIOSK_ID = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+MAX_EVENTS = 500  # per push
+MAX_TEXT = 4000
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS games (
+    kiosk TEXT NOT NULL, game INTEGER NOT NULL, table_no INTEGER NOT NULL, names TEXT NOT NULL,
+    PRIMARY KEY (kiosk, game)
+);
+CREATE TABLE IF NOT EXISTS events (
+    kiosk TEXT NOT NULL, game INTEGER NOT NULL, seq INTEGER NOT NULL, t REAL NOT NULL,
+    state TEXT NOT NULL, rulings TEXT NOT NULL, received REAL NOT NULL,
+    PRIMARY KEY (kiosk, game, seq)
+);
+CREATE TABLE IF NOT EXISTS kiosks (
+    kiosk TEXT PRIMARY KEY, table_no INTEGER NOT NULL UNIQUE, last_seen REAL NOT NULL
+);
+"""
+
+
+class Refused(ValueError):
+    """A push the board will not store; the message says why (sent back as the reply)."""
+
+    def __init__(self, message: str, status: int = 422) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass(frozen=True, slots=True)
+class Stored:
+    stored: int
+    duplicates: int
+    acked_through: int  # every seq up to here is on the board (-1: none)
+    gaps: tuple[int, ...]  # seqs missing below the highest one received
+
+
+def _need(cond: bool, message: str) -> None:
+    if not cond:
+        raise Refused(message)
+
+
+def _int(value: Any, what: str, lo: int = 0, hi: int = 2**31) -> int:
+    _need(isinstance(value, int) and not isinstance(value, bool) and lo <= value <= hi,
+          f"{what} must be a whole number from {lo} to {hi}")
+    return int(value)
+
+
+def validate(push: Any) -> tuple[str, int, int, list[str], list[dict[str, Any]]]:
+    """The parts of a push, checked: kiosk, table, game, names, events."""
+    _need(isinstance(push, dict), "the body must be a JSON object")
+    kiosk = push.get("kiosk")
+    _need(isinstance(kiosk, str) and bool(KIOSK_ID.match(kiosk)), "kiosk: 1-64 letters, digits, '.', '_' or '-'")
+    table = _int(push.get("table"), "table", 1, 999)
+    game = _int(push.get("game"), "game")
+    names = push.get("names")
+    _need(isinstance(names, list) and 2 <= len(names) <= 10
+          and all(isinstance(n, str) and 0 < len(n) <= 40 for n in names), "names: 2 to 10 player names")
+    events = push.get("events")
+    _need(isinstance(events, list) and len(events) <= MAX_EVENTS, f"events: a list of at most {MAX_EVENTS}")
+    out = []
+    for e in events:
+        _need(isinstance(e, dict), "each event must be an object")
+        seq = _int(e.get("seq"), "seq")
+        t = e.get("t")
+        _need(isinstance(t, (int, float)) and not isinstance(t, bool) and t == t, "t must be a time in seconds")
+        state = e.get("state")
+        _need(isinstance(state, str) and len(state) <= MAX_TEXT, "state: the journal's state text")
+        try:
+            st = from_text(state)
+        except Exception:  # noqa: BLE001 - any parse failure is the sender's
+            raise Refused(f"event {seq}: the state text is not a TAKI state") from None
+        _need(list(st.names) == names, f"event {seq}: its players are not the game's")
+        rulings = e.get("rulings", [])
+        _need(isinstance(rulings, list) and len(rulings) <= 50
+              and all(isinstance(r, str) and len(r) <= 300 for r in rulings), "rulings: up to 50 short texts")
+        out.append({"seq": seq, "t": float(t), "state": state, "rulings": rulings})
+    return kiosk, table, game, [str(n) for n in names], out
+
+
+class BoardStore:
+    """One SQLite file; safe to call from the server's threads."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        self.db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.executescript(_SCHEMA)
+        self._lock = threading.Lock()
+
+    def close(self) -> None:
+        self.db.close()
+
+    def add(self, push: Any, now: float | None = None) -> Stored:
+        """Store one validated push, all or nothing."""
+        kiosk, table, game, names, events = validate(push)
+        now = time.time() if now is None else now
+        with self._lock:
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                owner = self.db.execute("SELECT kiosk FROM kiosks WHERE table_no=?", (table,)).fetchone()
+                if owner is not None and owner[0] != kiosk:
+                    raise Refused(f"table {table} belongs to kiosk {owner[0]}", 409)
+                seated = self.db.execute("SELECT table_no FROM kiosks WHERE kiosk=?", (kiosk,)).fetchone()
+                if seated is not None and seated[0] != table:
+                    raise Refused(f"kiosk {kiosk} is table {seated[0]}, not {table}", 409)
+                row = self.db.execute("SELECT names, table_no FROM games WHERE kiosk=? AND game=?",
+                                      (kiosk, game)).fetchone()
+                if row is not None and (json.loads(row[0]) != names or row[1] != table):
+                    raise Refused(f"game {game} of kiosk {kiosk} has other players", 409)
+                self.db.execute("INSERT OR REPLACE INTO kiosks (kiosk, table_no, last_seen) VALUES (?,?,?)",
+                                (kiosk, table, now))
+                if row is None:
+                    self.db.execute("INSERT INTO games VALUES (?,?,?,?)", (kiosk, game, table, json.dumps(names)))
+                stored = dup = 0
+                for e in events:
+                    old = self.db.execute("SELECT state, rulings FROM events WHERE kiosk=? AND game=? AND seq=?",
+                                          (kiosk, game, e["seq"])).fetchone()
+                    if old is not None:
+                        if old[0] != e["state"] or json.loads(old[1]) != e["rulings"]:
+                            raise Refused(f"event {e['seq']} of game {game} was already stored differently", 409)
+                        dup += 1
+                        continue
+                    self.db.execute("INSERT INTO events VALUES (?,?,?,?,?,?,?)",
+                                    (kiosk, game, e["seq"], e["t"], e["state"], json.dumps(e["rulings"]), now))
+                    stored += 1
+                self.db.execute("COMMIT")
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+            seqs = [r[0] for r in self.db.execute(
+                "SELECT seq FROM events WHERE kiosk=? AND game=? ORDER BY seq", (kiosk, game))]
+        have = set(seqs)
+        through = -1
+        while through + 1 in have:
+            through += 1
+        gaps = tuple(s for s in range(through + 1, max(seqs, default=-1)) if s not in have)
+        return Stored(stored, dup, through, gaps)
+
+    # ------------------------------------------------------------ reading
+
+    def history(self, kiosk: str, game: int) -> list[tuple[int, str]]:
+        with self._lock:
+            return [(int(s), str(st)) for s, st in self.db.execute(
+                "SELECT seq, state FROM events WHERE kiosk=? AND game=? ORDER BY seq", (kiosk, game))]
+
+    def count(self) -> int:
+        with self._lock:
+            return int(self.db.execute("SELECT COUNT(*) FROM events").fetchone()[0])
+
+    def tables(self, now: float | None = None, offline_after: float = 30.0) -> list[dict[str, Any]]:
+        """Every table's latest game as the page shows it."""
+        now = time.time() if now is None else now
+        out = []
+        with self._lock:
+            kiosks = self.db.execute("SELECT kiosk, table_no, last_seen FROM kiosks ORDER BY table_no").fetchall()
+            for kiosk, table, seen in kiosks:
+                g = self.db.execute("SELECT game, names FROM games WHERE kiosk=? ORDER BY game DESC LIMIT 1",
+                                    (kiosk,)).fetchone()
+                if g is None:
+                    continue
+                last = self.db.execute("SELECT seq, state, rulings FROM events WHERE kiosk=? AND game=? "
+                                       "ORDER BY seq DESC LIMIT 1", (kiosk, g[0])).fetchone()
+                row: dict[str, Any] = {"table": table, "kiosk": kiosk, "game": g[0], "names": json.loads(g[1]),
+                                       "online": now - seen <= offline_after, "last_seen": seen}
+                if last is not None:
+                    st = from_text(last[1])
+                    row.update(seq=last[0], counts=list(st.counts), to_move=st.names[st.to_move],
+                               stages=list(st.stages) if st.stages else None,
+                               winner=st.names[st.winner] if st.winner is not None else None,
+                               last=(json.loads(last[2]) or [""])[-1])
+                out.append(row)
+        return out
+
+    def leaders(self) -> list[dict[str, Any]]:
+        """Across tables: each player's stage (tournaments, 8 -> 1) or cards in hand, best first."""
+        rows = []
+        for t in self.tables():
+            for i, name in enumerate(t["names"]):
+                stage = t["stages"][i] if t.get("stages") else None
+                rows.append({"name": name, "table": t["table"], "stage": stage,
+                             "cards": t["counts"][i] if "counts" in t else None})
+        return sorted(rows, key=lambda r: (r["stage"] if r["stage"] is not None else 99,
+                                           r["cards"] if r["cards"] is not None else 999))

@@ -1,0 +1,149 @@
+"""Issue 16 (part): the event board stores exactly what kiosks' journals hold."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("starlette")
+pytest.importorskip("httpx")
+
+from starlette.testclient import TestClient  # noqa: E402
+
+from companion.board.outbox import Outbox  # noqa: E402
+from companion.board.server import make_app  # noqa: E402
+from companion.board.store import BoardStore  # noqa: E402
+from companion.referee import Referee  # noqa: E402
+from companion.rules import FACES, Card, legal_faces  # noqa: E402
+from companion.store.journal import Journal  # noqa: E402
+
+KEY = "tel-aviv-open-2026"
+
+
+def _game(path: Path, names: list[str], seed: int, moves: int = 40) -> None:
+    rng = random.Random(seed)
+    with Journal(path) as j:
+        ref = Referee.start(names, journal=j)
+        ref.card_seen(Card.from_code("R5"))
+        for _ in range(moves):
+            if ref.state.is_over:
+                break
+            faces = legal_faces(ref.state)
+            if ref.state.pending.value == "color":
+                ref.colour(list(c for c in FACES if c.color)[0].color)  # type: ignore[arg-type]
+            elif faces and rng.random() < 0.5:
+                ref.card_seen(rng.choice(faces))
+            else:
+                ref.drew()
+
+
+def _client(tmp: Path) -> tuple[TestClient, BoardStore]:
+    store = BoardStore(tmp / "board.db")
+    return TestClient(make_app(store, KEY)), store
+
+
+def _via(client: TestClient, down: list[bool] | None = None):  # type: ignore[no-untyped-def]
+    def post(url: str, body: bytes, headers: dict[str, str]) -> tuple[int, bytes]:
+        if down and down[0]:
+            raise OSError("network is unreachable")
+        r = client.post("/api/push", content=body, headers=headers)
+        return r.status_code, r.content
+    return post
+
+
+def _journal_states(path: Path) -> dict[int, list[tuple[int, str]]]:
+    with Journal(path) as j:
+        return {g.id: [(e.seq, e.state) for e in j.entries(g.id)] for g in j.games()}
+
+
+def test_kiosks_push_their_journals_and_the_board_equals_them_after_an_outage(tmp_path: Path) -> None:
+    client, store = _client(tmp_path)
+    down = [True]
+    kiosks = []
+    for table in (1, 2, 3):
+        jp = tmp_path / f"kiosk{table}.db"
+        _game(jp, ["Dana", "Omer", "Noa"][: 2 + table % 2], seed=table)
+        kiosks.append((jp, Outbox(jp, "http://board", KEY, f"kiosk-{table}", table, transport=_via(client, down))))
+    for _, box in kiosks:  # the network is down: nothing lost, the kiosk says so
+        assert not box.push_once() and box.offline_since is not None and "unreachable" in box.status
+    down[0] = False
+    for jp, box in kiosks:
+        assert box.push_once() and box.status == "board up to date"
+        assert box.push_once()  # nothing new: nothing sent twice
+    for table, (jp, box) in enumerate(kiosks, 1):
+        for game, rows in _journal_states(jp).items():
+            assert store.history(f"kiosk-{table}", game) == rows  # exactly the journal, no gaps, no doubles
+    page = client.get("/api/tables").json()
+    assert [t["table"] for t in page["tables"]] == [1, 2, 3]
+    assert all(t["online"] and len(t["counts"]) == len(t["names"]) for t in page["tables"])
+    assert "TAKI event board" in client.get("/").text
+    first = client.get("/stream?once=1")
+    assert first.headers["content-type"].startswith("text/event-stream")
+    assert json.loads(first.text.split("data: ", 1)[1])["events"] == store.count()
+    csv_rows = client.get("/export.csv").text.splitlines()
+    assert csv_rows[0] == "name,table,stage,cards" and len(csv_rows) == 1 + sum(len(t["names"]) for t in page["tables"])
+
+
+def test_the_same_batch_twice_is_stored_once_and_a_gap_is_reported(tmp_path: Path) -> None:
+    client, store = _client(tmp_path)
+    jp = tmp_path / "k.db"
+    _game(jp, ["Dana", "Omer"], seed=9)
+    with Journal(jp) as j:
+        entries = [{"seq": e.seq, "t": e.t, "state": e.state, "rulings": []} for e in j.entries(1)]
+    body = {"kiosk": "k1", "table": 4, "game": 1, "names": ["Dana", "Omer"], "events": entries[:5]}
+    h = {"X-Event-Key": KEY}
+    assert client.post("/api/push", json=body, headers=h).json()["stored"] == 5
+    again = client.post("/api/push", json=body, headers=h).json()
+    assert again["stored"] == 0 and again["duplicates"] == 5
+    gap = client.post("/api/push", json={**body, "events": entries[7:9]}, headers=h).json()
+    assert gap["acked_through"] == 4 and gap["gaps"] == [5, 6]
+    assert store.count() == 7
+
+
+def test_forged_and_malformed_pushes_are_refused_and_nothing_is_stored(tmp_path: Path) -> None:
+    client, store = _client(tmp_path)
+    jp = tmp_path / "k.db"
+    _game(jp, ["Dana", "Omer"], seed=3)
+    with Journal(jp) as j:
+        e0 = [{"seq": e.seq, "t": e.t, "state": e.state, "rulings": []} for e in j.entries(1)][:3]
+    good = {"kiosk": "k1", "table": 1, "game": 1, "names": ["Dana", "Omer"], "events": e0}
+    assert client.post("/api/push", json=good, headers={"X-Event-Key": KEY}).status_code == 200
+    before = store.count()
+    rng = random.Random(7)
+    bad_bodies: list[tuple[dict[str, str], bytes]] = []
+    for i in range(100):
+        kind = i % 10
+        headers = {"X-Event-Key": KEY, "Content-Type": "application/json"}
+        body: object = dict(good)
+        if kind == 0:
+            headers["X-Event-Key"] = KEY[:-1] + chr(ord(KEY[-1]) ^ rng.randrange(1, 30))
+        elif kind == 1:
+            headers.pop("X-Event-Key")
+        elif kind == 2:  # another table's kiosk id claiming table 1
+            body = {**good, "kiosk": f"intruder{i}"}
+        elif kind == 3:  # rewriting a stored event
+            body = {**good, "events": [{**e0[0], "state": e0[1]["state"]}]}
+        elif kind == 4:
+            bad_bodies.append((headers, b"{not json" + bytes([rng.randrange(256)])))
+            continue
+        elif kind == 5:
+            bad_bodies.append((headers, b"[" + b"1," * 600_000 + b"1]"))  # over the size limit
+            continue
+        elif kind == 6:
+            body = {**good, "events": [{"seq": -1, "t": 0, "state": "x", "rulings": []}]}
+        elif kind == 7:
+            body = {**good, "names": ["Dana"] * 40}
+        elif kind == 8:
+            body = {**good, "table": "1; DROP TABLE events"}
+        else:
+            body = {**good, "game": 1, "names": ["Eve", "Mallory"]}
+        bad_bodies.append((headers, json.dumps(body).encode()))
+    for headers, raw in bad_bodies:
+        r = client.post("/api/push", content=raw, headers=headers)
+        assert 400 <= r.status_code < 500, (r.status_code, raw[:80])
+        assert "error" in r.json()
+    assert store.count() == before and len(bad_bodies) == 100
+    assert store.history("k1", 1) == [(e["seq"], e["state"]) for e in e0]
