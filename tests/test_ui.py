@@ -281,3 +281,15 @@ def test_the_kiosk_referees_the_demo_with_torch_and_ultralytics_unavailable(tmp_
     assert start["window"] <= start["reader_ready"] <= start["first_frame"]  # the window first, then the reader
     state = from_text(json.loads((tmp_path / "dump.json").read_text())["state"])
     assert state.phase is Phase.PLAYING and len(state.discard) >= 2  # cards were read from the video
+
+
+@needs_x
+def test_a_kiosk_in_event_mode_keeps_refereeing_with_the_board_unreachable(tmp_path: Path) -> None:
+    from companion.rules.notation import from_text
+
+    script = _script(tmp_path, [[1.0, "enter_card"], [1.3, "pick", "B4"]])
+    dump, _ = run_app(tmp_path, "--no-camera", "--players", "Dana,Omer", "--ui-script", script,
+                      "--board", "http://127.0.0.1:9", "--event-key", "event-key-1", "--table", "2", seconds=4)
+    assert "Board offline since" in dump["status"] and "sent later" in dump["status"]
+    assert [c.code for c in from_text(dump["state"]).discard] == ["B4"]  # the game went on
+    assert (tmp_path / "j.db.board").exists()  # the outbox keeps its acknowledgements beside the journal

@@ -530,7 +530,12 @@ class TakiApp(App):
         ids.pending.text = pending_text(st)
         voice = self.session.voice
         speech = f"Speech unavailable ({voice.error}); rulings are shown here." if voice and voice.error else ""
-        ids.status.text = " ".join(m for m in (speech, self.session.warning, self.session.status) if m)
+        box = getattr(self.controller, "outbox", None)
+        board = ""
+        if box is not None and box.offline_since is not None:
+            since = time.strftime("%H:%M", time.localtime(time.time() - (time.monotonic() - box.offline_since)))
+            board = f"Board offline since {since} ({box.status}); the game is kept and sent later."
+        ids.status.text = " ".join(m for m in (speech, self.session.warning, board, self.session.status) if m)
         self._teaching_strip(ids, st)
         if len(self.session.log) != self._shown_log:
             self._shown_log = len(self.session.log)
