@@ -52,13 +52,7 @@ def main() -> None:
             print(f"{backend:9s} failed to load: {e}")
             continue
         for what, det in readers:
-            for f in frames[:5]:
-                det.detect(f)  # warm up
-            times = []
-            for f in frames:
-                t = time.perf_counter()
-                det.detect(f)
-                times.append((time.perf_counter() - t) * 1000)
+            times = _timed(det, frames)
             print(f"{backend:9s} {what:13s} median {statistics.median(times):6.1f} ms/frame  "
                   f"p90 {np.percentile(times, 90):6.1f}  at {args.imgsz} px")
 

@@ -143,11 +143,16 @@ class Referee:
     def undo(self, t: float | None = None) -> Step:
         if not self.history:
             raise RefereeError("nothing to undo")
+        previous = self.history[-1]
+        return self._step_back(Ruling(RulingKind.TURN, "R-SETUP-2", previous.to_move,
+                                      previous.names[previous.to_move]), t)
+
+    def _step_back(self, ruling: Ruling, t: float | None) -> Step:
+        """Take the last kept event back, journalled as an undo row carrying ``ruling``."""
         previous = self.history.pop()
         if self.events:
             self.events.pop()
-        step = Step(previous, (Ruling(RulingKind.TURN, "R-SETUP-2", previous.to_move,
-                                      previous.names[previous.to_move]),), True)
+        step = Step(previous, (ruling,), True)
         self._record(None, step, t)
         self.seq += 1
         self.state = previous
@@ -187,16 +192,7 @@ class Referee:
             raise RefereeError("the last thing that happened was not a card put down, so there is no card to fix")
         if last.card == actual:
             raise RefereeError(f"the {actual.spoken} is already the card on record")
-        previous = self.history.pop()
-        self.events.pop()
-        fix = Step(previous, (Ruling(RulingKind.CARD_CORRECTED, "R-PLAY-1", card=actual,
-                                     reason=last.card.spoken),), True)
-        self._record(None, fix, t)
-        self.seq += 1
-        self.state = previous
-        self.question = None
-        self._window_since = t if previous.plus3_by is not None else None
-        self._tell(fix)
+        self._step_back(Ruling(RulingKind.CARD_CORRECTED, "R-PLAY-1", card=actual, reason=last.card.spoken), t)
         again = Reveal(actual) if isinstance(last, Reveal) else Play(actual, last.seat)
         return self.submit(again, t)
 

@@ -107,12 +107,18 @@ def _quad_from_mask(mask: np.ndarray) -> np.ndarray | None:
             continue
         vx, vy, x0, y0 = cv2.fitLine(near.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
         lines.append((np.array([x0, y0], np.float64), np.array([vx, vy], np.float64)))
+    return _meet(lines, quad)
+
+
+def _meet(lines: list[tuple[np.ndarray, np.ndarray]], fallback: np.ndarray) -> np.ndarray:
+    """The corners where neighbouring side lines (point, direction) meet; a corner of
+    two parallel lines keeps ``fallback``'s."""
     out = []
     for i in range(4):
         (p1, d1), (p2, d2) = lines[i - 1], lines[i]
         m = np.array([d1, -d2]).T
         if abs(np.linalg.det(m)) < 1e-6:
-            out.append(quad[i])
+            out.append(fallback[i])
             continue
         s = np.linalg.solve(m, p2 - p1)
         out.append(p1 + s[0] * d1)
@@ -280,15 +286,7 @@ def snap_to_edges(image: np.ndarray, quad: np.ndarray, reach: float = 0.04, samp
             return quad
         vx, vy, x0, y0 = cv2.fitLine(np.array(pts, np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
         lines.append((np.array([x0, y0], np.float64), np.array([vx, vy], np.float64)))
-    out = []
-    for i in range(4):
-        (p1, d1), (p2, d2) = lines[i - 1], lines[i]
-        m = np.array([d1, -d2]).T
-        if abs(np.linalg.det(m)) < 1e-6:
-            return quad
-        sol = np.linalg.solve(m, p2 - p1)
-        out.append(p1 + sol[0] * d1)
-    snapped = np.array(out, np.float32)
+    snapped = _meet(lines, quad)
     moved = float(np.abs(snapped - quad).max())
     if not _card_like(snapped) or moved > 2 * r:
         return quad

@@ -24,7 +24,7 @@ from ..rules.cards import FACES, Card, file_stem
 from .classifier import TWO_STAGE_DET_CONF, TwoStageDetector
 from .detector import MODELS_DIR, Detection, ModelError, find_model
 
-DEFAULT_THREADS = 2  # measured on 2 cores: see benchmarks/runtime_reader.py
+DEFAULT_THREADS = 2  # measured on 2 cores: see benchmarks/detector_speed.py
 _BY_STEM = {file_stem(c): c for c in FACES}
 
 
