@@ -80,8 +80,6 @@ def _core_share_at(det, frames, fps: float = 10.0) -> float:  # type: ignore[no-
 
 
 def runtime_rows(args: argparse.Namespace) -> None:
-    import sys
-
     from companion.vision.runtime import load_runtime_reader
 
     comp = Compositor(config=SceneConfig.varied(320))
@@ -93,7 +91,6 @@ def runtime_rows(args: argparse.Namespace) -> None:
         print(f"runtime {backend:5s} + classifier  median {statistics.median(times):6.1f} ms/frame  "
               f"p90 {np.percentile(times, 90):6.1f}  threads {reader.detector.engine.threads}  "
               f"at 10 fps {100 * share:4.0f}% of a core")
-    print(f"(torch imported by the runtime rows: {'torch' in sys.modules})")
 
 
 if __name__ == "__main__":

@@ -4,12 +4,12 @@ import torch
 
 def test_inference():
     torch.manual_seed(0)
-    in0 = torch.rand(1, 3, 64, 64, dtype=torch.float)
+    in0 = torch.rand(1, 3, 96, 96, dtype=torch.float)
     out = []
 
     with ncnn.Net() as net:
-        net.load_param("runs/stage/taki-cls-yolov8n_ncnn_model/model.ncnn.param")
-        net.load_model("runs/stage/taki-cls-yolov8n_ncnn_model/model.ncnn.bin")
+        net.load_param("models/taki-cls-yolov8n_ncnn_model/model.ncnn.param")
+        net.load_model("models/taki-cls-yolov8n_ncnn_model/model.ncnn.bin")
 
         with net.create_extractor() as ex:
             ex.input("in0", ncnn.Mat(in0.numpy(), batch_index=0).clone())
