@@ -178,17 +178,17 @@ class Referee:
             return self.question
         return self.submit(Play(card), t)
 
-    def play_by_hand(self, card: Card, t: float | None = None) -> Step | Question:
-        """A person entered the card the camera missed (or with no camera at all):
-        judged exactly as if the camera had seen it land."""
-        return self.card_seen(card, t)
+    def last_card_event(self) -> Play | Reveal | None:
+        """The last kept event, when it put a card down: what 'Fix the card' corrects."""
+        last = self.events[-1] if self.events and self.history else None
+        return last if isinstance(last, (Play, Reveal)) else None
 
     def fix_card(self, actual: Card, t: float | None = None) -> Step:
         """The last card was misread: it was ``actual``. The misread play is taken back
         (journalled as a correction naming both faces) and ``actual`` is judged in its
         place, by the same player, so replays and standings follow the real card."""
-        last = self.events[-1] if self.events else None
-        if not isinstance(last, (Play, Reveal)) or not self.history:
+        last = self.last_card_event()
+        if last is None:
             raise RefereeError("the last thing that happened was not a card put down, so there is no card to fix")
         if last.card == actual:
             raise RefereeError(f"the {actual.spoken} is already the card on record")

@@ -18,9 +18,9 @@ import numpy as np
 
 from ..rules import Card, Color, Play, Step, legal_faces
 from ..rules.events import Event
-from ..rules.rulings import RulingKind
-from ..rules.rulings import _number  # numbers in words, as the rulings say them
+from ..rules.rulings import RulingKind, in_words
 from ..voice import Priority, VoiceWorker, sentences
+from ..voice.wording import whole_sentence
 from .loop import Question, Referee, RefereeError
 
 
@@ -135,12 +135,6 @@ def _colour(args: tuple[object, ...]) -> Color:
     raise RefereeError(f"{value!r} is not a colour: red, yellow, green or blue")
 
 
-def _sentence(text: str) -> str:
-    """A message as a sentence: capital first letter (names and TAKI keep theirs), one stop."""
-    text = text.strip()
-    return text[:1].upper() + text[1:] + ("" if text.endswith((".", "?", "!")) else ".")
-
-
 def _card(args: tuple[object, ...]) -> Card:
     """The card a tap names (a Card or its code, e.g. "R7", "+2R"), or a RefereeError."""
     from ..rules.cards import CardParseError
@@ -237,7 +231,7 @@ class TableSession:
         if s.pending.value == "color":
             return f"{name}, tap the colour you want."
         if s.stack:
-            return f"{name}, you can put down a plus two or a King, or draw {_number(2 * s.stack)}."
+            return f"{name}, you can put down a plus two or a King, or draw {in_words(2 * s.stack)}."
         colours = sorted({c.color.spoken for c in faces if c.color is not None})
         extra = " or any colourless card" if any(c.color is None for c in faces) else ""
         if s.run is not None and s.run.seat == s.to_move:
@@ -268,11 +262,10 @@ class TableSession:
                 return self.card_seen(card)
             if action == "fix":
                 card = _card(args)
-                self._takeback = None
                 step = r.fix_card(card)
+                # a fixed card that could not be played is on the pile until taken back
+                self._takeback = None if step.legal else card
                 self.status = "" if step.legal else f"Take the {card.spoken} back."
-                if not step.legal:
-                    self._takeback = card
                 if self.on_change:
                     self.on_change()
                 return step
@@ -288,7 +281,7 @@ class TableSession:
                 raise RefereeError(f"no button does {action!r}")
             return getattr(r, action)()  # type: ignore[no-any-return]
         except RefereeError as e:
-            self.status = _sentence(str(e))
+            self.status = whole_sentence(str(e))
             if self.on_change:
                 self.on_change()
             return None

@@ -86,7 +86,7 @@ class Ruling(NamedTuple):
         if k is RulingKind.TURN:
             return f"{name}, your turn."
         if k in (RulingKind.DRAW, RulingKind.PENALTY):
-            what = "a card" if n == 1 else f"{_number(n)}"
+            what = "a card" if n == 1 else f"{in_words(n)}"
             return f"{name}, draw {what}{': ' + _stop(self.reason) if self.reason else '.'}"
         if k is RulingKind.SKIP:
             return f"{name} is skipped."
@@ -102,7 +102,7 @@ class Ruling(NamedTuple):
         if k is RulingKind.MAY_PLAY_AGAIN:
             return f"{name}, you may play any card, or end your turn."
         if k is RulingKind.PLUS2_STACK:
-            return f"{name}, add a plus two or a King, or draw {_number(n)}."
+            return f"{name}, add a plus two or a King, or draw {in_words(n)}."
         if k is RulingKind.PLUS3_WINDOW:
             return f"Plus three! Everyone but {name} draws three, unless someone breaks it."
         if k is RulingKind.PLUS3_BROKEN:
@@ -124,16 +124,16 @@ class Ruling(NamedTuple):
         if k is RulingKind.RESHUFFLE:
             return "The draw pile is empty: shuffle the discard pile, keep the leading card."
         if k is RulingKind.PILE_EMPTY:
-            return f"No cards left to draw: {name} draws only {_number(n)}."
+            return f"No cards left to draw: {name} draws only {in_words(n)}."
         if k is RulingKind.CARD_CORRECTED:
             return f"Corrected: it was the {card}, not the {self.reason}." if self.reason else \
                 f"Corrected: the {card} was played."
         if k is RulingKind.COUNT_CORRECTED:
-            return f"{name} now holds {_number(n)} card{'' if n == 1 else 's'}."
+            return f"{name} now holds {in_words(n)} card{'' if n == 1 else 's'}."
         if k is RulingKind.WIN:
             return f"{name} wins the game!"
         if k is RulingKind.STAGE:
-            return f"{name} reaches stage {n}: draw {_number(n)}."
+            return f"{name} reaches stage {n}: draw {in_words(n)}."
         if k is RulingKind.TOURNAMENT_WIN:
             return f"{name} wins the tournament!"
         raise AssertionError(k)  # pragma: no cover
@@ -148,5 +148,6 @@ def _stop(text: str) -> str:
     return text if text.endswith((".", "!", "?")) else text + "."
 
 
-def _number(n: int) -> str:
+def in_words(n: int) -> str:
+    """A count as the referee says it: words up to twelve, digits beyond."""
     return _WORDS[n] if 0 <= n < len(_WORDS) else str(n)

@@ -274,14 +274,12 @@ class TableScreen(Screen):
 
     def fix_card(self) -> None:
         """The camera misread the last card: pick the card it really was."""
-        from ..rules import Play, Reveal
-
         app = App.get_running_app()
         if app.session is None:
             return
         r = app.session.referee
-        last = r.events[-1] if r.events else None
-        if not isinstance(last, (Play, Reveal)) or not r.history:
+        last = r.last_card_event()
+        if last is None:
             app.session.status = "No card to fix: the last thing that happened was not a card put down."
             app.refresh()
             return

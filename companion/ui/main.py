@@ -55,6 +55,11 @@ class Controller:
         self._waiting: list = []  # sessions started before the reader was ready  # type: ignore[type-arg]
         self.marks: dict[str, float] = {}  # wall-clock times of start-up steps (--startup-log)
 
+    @property
+    def threads(self) -> int:
+        """The reader's CPU threads (--threads; controllers built in tests may lack it)."""
+        return int(getattr(self.args, "threads", 2))
+
     # ------------------------------------------------------------ pieces
 
     def _voice(self, rate: float = 165):  # type: ignore[no-untyped-def]
@@ -144,14 +149,14 @@ class Controller:
         if deck:
             try:
                 self.detector = load_reader(self.args.model, self.args.classifier, deck=deck,
-                                            threads=getattr(self.args, "threads", 2))
+                                            threads=self.threads)
             except (DeckError, ModelError) as e:  # the default reader referees; the warning lasts
                 self.deck_warning = f"Deck profile not used: {e}. Reading with the default reader."
                 print(self.deck_warning)
                 deck = self.deck_in_use = None
         try:
             if not deck:
-                self.detector = load_reader(self.args.model, self.args.classifier, threads=getattr(self.args, "threads", 2))
+                self.detector = load_reader(self.args.model, self.args.classifier, threads=self.threads)
             self.detector.detect(np.zeros((320, 320, 3), np.uint8))
             classifier = getattr(self.detector, "classifier", None)
             if classifier is not None:  # an empty frame has no card to classify: warm it too
@@ -383,7 +388,7 @@ class Controller:
         from ..vision.classifier import FaceClassifier, classifier_for
         from ..vision.deck import DeckError, load_profile
         from ..vision.detector import ModelError, backend_of
-        from ..vision.runtime import RuntimeClassifier, RuntimeFinder
+        from ..vision.runtime import RuntimeClassifier, RuntimeFinder, is_runtime_export
 
         if name == (self.current_deck_name() or "Default deck") or self.detector is None:
             return
@@ -394,10 +399,10 @@ class Controller:
             """The same kind of reader as the finder's: the runtime one never loads torch."""
             if not runtime:
                 return FaceClassifier(path)
-            if path.suffix != ".onnx" and not path.name.endswith("_ncnn_model"):
+            if not is_runtime_export(path):
                 raise ModelError(f"{path.parent} has no ONNX classifier for the torch-free reader; "
                                  f"learn the deck again (`taki-companion learn-deck`)")
-            return RuntimeClassifier(path, threads=getattr(self.args, "threads", 2))
+            return RuntimeClassifier(path, threads=self.threads)
         try:
             if name == "Default deck":  # the classifier the app was started with (--classifier)
                 path = None
@@ -514,20 +519,13 @@ class EnrolWorker:
 def needs_torch(args: argparse.Namespace, remembered_deck: str | None) -> bool:
     """Whether the reader asked for runs through ultralytics (torch): a .pt or OpenVINO
     model or classifier, or a deck profile that has no ONNX classifier."""
-    if getattr(args, "no_camera", False):
+    if getattr(args, "no_camera", False) or args.model == "truth":
         return False
-    if args.model == "truth":
-        return False
-    model = str(args.model or "taki-yolov8n.onnx")
-    if not (model.endswith(".onnx") or model.rstrip("/").endswith("_ncnn_model")):
-        return True
-    cls = str(args.classifier or "auto")
-    if cls not in ("auto", "none") and not (cls.endswith(".onnx") or cls.rstrip("/").endswith("_ncnn_model")):
-        return True
-    if cls == "none":
-        return True
+    from ..vision.deck import CLASSIFIERS
+    from ..vision.runtime import runtime_reads
+
     deck = getattr(args, "deck", None) or remembered_deck
-    return bool(deck) and not (Path(deck) / "classifier.onnx").exists()
+    return not runtime_reads(args.model, args.classifier, Path(deck) / CLASSIFIERS["onnx"] if deck else None)
 
 
 def _camera_present() -> bool:

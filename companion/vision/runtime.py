@@ -24,6 +24,7 @@ from ..rules.cards import FACES, Card, file_stem
 from .classifier import TWO_STAGE_DET_CONF, TwoStageDetector
 from .detector import MODELS_DIR, Detection, ModelError, find_model
 
+DEFAULT_FINDER = "taki-yolov8n.onnx"  # the kiosk's default: the shipped finder on ONNX Runtime
 DEFAULT_THREADS = 2  # measured on 2 cores: see benchmarks/detector_speed.py
 _BY_STEM = {file_stem(c): c for c in FACES}
 
@@ -97,13 +98,29 @@ class NcnnEngine:
         return out[None]
 
 
+def is_runtime_export(path: str | Path) -> bool:
+    """An export the runtime reader reads: ``.onnx``, or an NCNN model (folder or .param)."""
+    p = Path(path)
+    return p.suffix in (".onnx", ".param") or p.name.endswith("_ncnn_model")
+
+
+def runtime_reads(model: str | Path | None, classifier: str | Path | None = "auto",
+                  deck_classifier: Path | None = None) -> bool:
+    """Whether this finder and classifier run on the runtime reader (no torch): both are
+    exports it reads; with a deck profile, the profile has its ONNX classifier.
+    Decided from the paths alone, so the kiosk knows before loading anything."""
+    if classifier == "none" or not is_runtime_export(model or DEFAULT_FINDER):
+        return False
+    if deck_classifier is not None:
+        return deck_classifier.exists()
+    return classifier in (None, "auto") or is_runtime_export(classifier)  # type: ignore[arg-type]
+
+
 def engine_for(path: Path, threads: int) -> OnnxEngine | NcnnEngine:
     """The engine for an export, by its file type (.onnx or *_ncnn_model)."""
-    if path.name.endswith("_ncnn_model") or path.suffix == ".param":
-        return NcnnEngine(path, threads)
-    if path.suffix == ".onnx":
-        return OnnxEngine(path, threads)
-    raise ModelError(f"{path}: the runtime reader reads .onnx or *_ncnn_model exports")
+    if not is_runtime_export(path):
+        raise ModelError(f"{path}: the runtime reader reads .onnx or *_ncnn_model exports")
+    return OnnxEngine(path, threads) if path.suffix == ".onnx" else NcnnEngine(path, threads)
 
 
 def _imgsz(engine: OnnxEngine | NcnnEngine) -> tuple[int, int]:
@@ -161,7 +178,7 @@ class RuntimeFinder:
 
     def __init__(self, model: str | Path | None = None, conf: float = 0.25, max_det: int = 5,
                  iou_threshold: float = 0.7, threads: int = DEFAULT_THREADS) -> None:
-        self.path = find_model(model or "taki-yolov8n.onnx")
+        self.path = find_model(model or DEFAULT_FINDER)
         self.engine = engine_for(self.path, threads)
         self.backend = f"{self.engine.backend} (runtime)"
         self.conf, self.max_det, self.iou_threshold = conf, max_det, iou_threshold
@@ -241,7 +258,7 @@ def load_runtime_reader(model: str | Path | None = None, classifier: str | Path 
     """The shipped pair of one backend (ONNX by default, or the finder named: .onnx or
     *_ncnn_model; the classifier of the same backend unless named), read without torch,
     merged and classified by the same :class:`TwoStageDetector` as the ultralytics path."""
-    finder = RuntimeFinder(model or MODELS_DIR / "taki-yolov8n.onnx", conf=conf, threads=threads)
+    finder = RuntimeFinder(model or DEFAULT_FINDER, conf=conf, threads=threads)
     if classifier is None:
         suffix = "_ncnn_model" if finder.engine.backend == "ncnn" else ".onnx"
         classifier = finder.path.with_name("taki-cls-yolov8n" + suffix)
@@ -257,18 +274,14 @@ def table_reader(model: str | Path | None = None, classifier: str | Path | None 
     a deck profile with no ONNX classifier, goes through ultralytics (:func:`load_reader`)."""
     from .classifier import load_reader
 
-    finder = find_model(model or "taki-yolov8n.onnx")
-    runtime = finder.suffix == ".onnx" or finder.name.endswith("_ncnn_model")
-    cls: str | Path | None = None
+    finder = find_model(model or DEFAULT_FINDER)
+    cls: Path | None = None
     if deck is not None:
         from .deck import CLASSIFIERS, load_profile
 
-        onnx = load_profile(deck).path / CLASSIFIERS["onnx"]
-        runtime = runtime and onnx.exists()
-        cls = onnx
+        cls = load_profile(deck).path / CLASSIFIERS["onnx"]
     elif classifier not in (None, "auto", "none"):
         cls = Path(str(classifier))
-        runtime = runtime and (cls.suffix == ".onnx" or cls.name.endswith("_ncnn_model"))
-    if not runtime or classifier == "none":
+    if not runtime_reads(finder, classifier, cls if deck is not None else None):
         return load_reader(finder, classifier, deck=deck)
     return load_runtime_reader(finder, cls, threads=threads)

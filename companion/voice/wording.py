@@ -8,7 +8,7 @@ runs into the next ruling), numbers are words, and every sentence carries its
 from __future__ import annotations
 
 from ..rules import Step
-from ..rules.rulings import Ruling, RulingKind as K
+from ..rules.rulings import Ruling, RulingKind as K, in_words
 from .worker import Priority
 
 #: The table can see these happen; saying them every time would drown the rest.
@@ -47,7 +47,7 @@ def sentence(r: Ruling, teaching: bool = False) -> str | None:
     if r.kind is K.PLUS3_WINDOW:  # short: everyone must hear it before the next card
         return f"Plus three! Everyone but {r.name}, draw three."
     if r.kind is K.PLUS2_STACK:  # short: the player must act now
-        return whole_sentence(f"{r.name}: plus two or King, or draw {_words(r.n)}")
+        return whole_sentence(f"{r.name}: plus two or King, or draw {in_words(r.n)}")
     if r.kind is K.TAKI_RUN:
         color = r.color.spoken if r.color else ""
         return whole_sentence(f"{color} TAKI, {r.name}: {color} cards, then closed TAKI")
@@ -73,7 +73,7 @@ def sentences(step: Step, teaching: bool = False) -> list[tuple[str, Priority]]:
         i += len(group)
         if len(group) > 1:
             names = [g.name for g in group]
-            out.append((f"{', '.join(names[:-1])} and {names[-1]}, draw {_words(r.n)} each.", priority(r)))
+            out.append((f"{', '.join(names[:-1])} and {names[-1]}, draw {in_words(r.n)} each.", priority(r)))
             continue
         s = sentence(r, teaching)
         if s:
@@ -82,9 +82,3 @@ def sentences(step: Step, teaching: bool = False) -> list[tuple[str, Priority]]:
         st = step.state  # an out-of-turn play: nobody would know whose turn it is now
         out.append((f"{st.names[st.to_move]}, your turn.", Priority.CALL))
     return out
-
-
-def _words(n: int) -> str:
-    from ..rules.rulings import _number
-
-    return _number(n)
