@@ -200,6 +200,56 @@ def test_a_camera_driver_that_raises_does_not_kill_the_vision_worker() -> None:
     assert any("Camera error (OSError)" in str(m) for m in said) and "ok" in said
 
 
+def test_a_failing_card_reader_is_said_once_not_once_a_frame() -> None:
+    """Issue 12: the reader raising on every frame is one message on screen (then 'ok'
+    when it reads again), not a message and an 'ok' flickering each frame."""
+    import time
+
+    from companion.referee.session import VisionWorker
+    from companion.vision.sources import Frame
+
+    class Steady:
+        status, name = "ok", "steady"
+
+        def __init__(self) -> None:
+            self.i = 0
+
+        def read(self) -> Frame:
+            self.i += 1
+            return Frame(np.zeros((64, 64, 3), np.uint8), self.i / 100, self.i)
+
+        def close(self) -> None:
+            pass
+
+    class Broken:
+        calls = 0
+
+        def detect(self, image: np.ndarray) -> list:  # type: ignore[type-arg]
+            Broken.calls += 1
+            if Broken.calls <= 20:
+                raise RuntimeError("model file damaged")
+            return []
+
+    class Tracker:
+        last_reading = None
+        frames = 0
+
+        def update(self, image, t, dets):  # type: ignore[no-untyped-def]
+            Tracker.frames += 1
+            return []
+
+    worker = VisionWorker(Steady(), Broken(), Tracker(), realtime=False).start()
+    deadline = time.monotonic() + 5
+    while Tracker.frames < 30 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    worker.stop()
+    said = []
+    while not worker.out.empty():
+        said.append(worker.out.get()[1])
+    assert said == ["ok", "Card reader error (RuntimeError): the game is kept; enter cards by hand if need be.",
+                    "ok"]
+
+
 def test_the_kiosk_camera_option_opens_the_pi_camera(monkeypatch: pytest.MonkeyPatch) -> None:
     """`taki-companion --camera picamera` (Raspberry Pi guide): picamera2, not V4L2."""
     import sys

@@ -65,7 +65,8 @@ class VisionWorker:
 
     def _run(self) -> None:
         t0 = time.monotonic()
-        last_status = None
+        last_status = None  # the source's last status (or camera error) put out
+        reader_failing = False
         n = 0
         backoff = 0.0
         while not self._stop.is_set():
@@ -98,11 +99,15 @@ class VisionWorker:
                 dets = self.detector.detect(frame.image)
             except Exception as e:  # a frame the detector chokes on is skipped, the game goes on
                 self.error = f"detector: {e}"
-                msg = f"Card reader error ({type(e).__name__}): the game is kept; enter cards by hand if need be."
-                if last_status != msg:
-                    self.out.put(("source", msg))
-                    last_status = msg
+                if not reader_failing:  # said once when it starts failing, not once a frame
+                    self.out.put(("source", f"Card reader error ({type(e).__name__}): the game is kept; "
+                                            "enter cards by hand if need be."))
+                    reader_failing = True
                 dets = []
+            else:
+                if reader_failing:  # reading again: the message goes
+                    self.out.put(("source", "ok"))
+                    reader_failing = False
             try:
                 events = self.tracker.update(frame.image, frame.t, dets)
             except Exception as e:  # never lose the thread to one bad frame
