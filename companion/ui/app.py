@@ -33,6 +33,7 @@ from kivy.uix.widget import Widget
 
 from ..referee import Question
 from ..referee.session import TableSession
+from ..voice.wording import whole_sentence
 from ..rules import RuleSet
 from ..rules.cards import Card, Color
 from ..rules.options import OPTION_RULES
@@ -533,7 +534,9 @@ class TakiApp(App):
         if box is not None and box.offline_since is not None:
             since = time.strftime("%H:%M", time.localtime(time.time() - (time.monotonic() - box.offline_since)))
             board = f"Board offline since {since} ({box.status}); the game is kept and sent later."
-        ids.status.text = " ".join(m for m in (speech, self.session.warning, board, self.session.status) if m)
+        # each part its own sentence: a warning never runs into the status after it
+        ids.status.text = " ".join(whole_sentence(m) for m in (speech, self.session.warning, board,
+                                                                self.session.status) if m)
         self._teaching_strip(ids, st)
         if len(self.session.log) != self._shown_log:
             self._shown_log = len(self.session.log)
