@@ -126,13 +126,19 @@ def _train(args: argparse.Namespace) -> int:
 def _crops(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from .rules.cards import FACES, Card, CardParseError
     from .synth.crops import make_crops, make_scene_crops
     from .synth.scene import SceneConfig
     from .training.evaluate import split_images
 
     if args.scenes:
+        try:
+            faces = [FACES.index(Card.from_code(f)) for f in args.faces] if args.faces else None
+        except CardParseError as e:
+            print(f"--faces: {e}", file=sys.stderr)
+            return 2
         n = make_scene_crops(Path(args.out), args.splits[0], args.scenes, args.seed,
-                             SceneConfig.varied(args.size, args.styles), args.per_image, args.workers)
+                             SceneConfig.varied(args.size, args.styles), args.per_image, args.workers, faces)
         print(f"{args.splits[0]}: {n} crops from {args.scenes} new {args.styles}-style scenes into {args.out}")
         return 0
     if not args.data:
@@ -363,6 +369,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="instead of --data: make this many new scenes in memory and cut their top cards")
     cp.add_argument("--styles", choices=STYLE_MODES, default="random", help="face styles of --scenes")
     cp.add_argument("--size", type=int, default=416, help="scene size of --scenes")
+    cp.add_argument("--faces", nargs="+", metavar="CARD",
+                    help="with --scenes: only these top cards (e.g. R6 R9 BREAKER), the look-alikes to learn harder")
     cp.add_argument("--workers", type=int, default=2)
     cp.add_argument("--splits", nargs="+", default=["train", "val"], choices=["train", "val"])
     cp.add_argument("--out", default="datasets/generated/crops")

@@ -91,15 +91,18 @@ def _scene_crops(args: tuple[Path, str, int, int, int, int]) -> int:
 
 
 def make_scene_crops(out: Path, split: str, scenes: int, seed: int, config: object,
-                     per_scene: int = 1, workers: int = 2) -> int:
+                     per_scene: int = 1, workers: int = 2, faces: list[int] | None = None) -> int:
     """Classifier crops straight from scenes made in memory (no scene files):
-    ``scenes`` piles in the given SceneConfig, every face equally often, each top
-    card cut ``per_scene`` times with detector-like jitter. Returns crops written."""
+    ``scenes`` piles in the given SceneConfig, every face (or every face of
+    ``faces``, indices into FACES: more examples of the look-alikes a reader
+    confuses) equally often, each top card cut ``per_scene`` times with
+    detector-like jitter. Returns crops written."""
     from concurrent.futures import ProcessPoolExecutor
 
     face_folders(out, split)
     rng = np.random.default_rng([seed, 999_983])
-    order = np.concatenate([rng.permutation(len(FACES)) for _ in range(scenes // len(FACES) + 1)])
+    pool_ = np.arange(len(FACES)) if not faces else np.array(sorted(set(faces)))
+    order = np.concatenate([rng.permutation(pool_) for _ in range(scenes // len(pool_) + 1)])
     jobs = [(out, split, seed, i, int(order[i]), per_scene) for i in range(scenes)]
     if workers <= 1:
         _scene_init(config)

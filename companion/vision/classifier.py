@@ -14,6 +14,7 @@ import numpy as np
 
 from ..rules.cards import FACES, Card, file_stem
 from .crops import card_crop
+from .second_look import TURN_BELOW, read_faces
 from .detector import MODELS_DIR, Detection, Detector, ModelError, backend_of, find_model
 from .tracker import iou
 
@@ -30,9 +31,10 @@ def classifier_for(detector_path: Path) -> Path | None:
 
 
 class FaceClassifier:
-    def __init__(self, model: str | Path, imgsz: int | None = None) -> None:
+    def __init__(self, model: str | Path, imgsz: int | None = None, turn_below: float = TURN_BELOW) -> None:
         from .yolo_env import YOLO
 
+        self.turn_below = turn_below
         self.path = find_model(model, "face classifier", DEFAULT_CLASSIFIER, "train-classifier")
         self.backend = backend_of(self.path)
         try:
@@ -52,15 +54,15 @@ class FaceClassifier:
             raise ModelError(f"{self.path} does not classify the 57 TAKI faces (its classes: {stems[:5]}...)")
         self._cards = [_BY_STEM[s] for s in stems]
 
+    def probabilities(self, crops: list[np.ndarray]) -> np.ndarray:
+        """(crops, 57) face probabilities in this model's class order."""
+        res = self.model.predict(crops, imgsz=self.imgsz, verbose=False, device="cpu")
+        return np.stack([r.probs.data.cpu().numpy() for r in res])
+
     def classify(self, crops: list[np.ndarray]) -> list[tuple[Card, float]]:
-        """The most likely face and its probability for each square crop (BGR)."""
-        if not crops:
-            return []
-        out = []
-        for res in self.model.predict(crops, imgsz=self.imgsz, verbose=False, device="cpu"):
-            probs = res.probs
-            out.append((self._cards[int(probs.top1)], float(probs.top1conf)))
-        return out
+        """The most likely face and its probability for each square crop (BGR);
+        an unsure crop gets a second look at quarter turns (second_look.py)."""
+        return read_faces(self.probabilities, crops, self._cards, self.turn_below)
 
 
 @dataclass

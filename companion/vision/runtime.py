@@ -23,6 +23,7 @@ import numpy as np
 from ..rules.cards import FACES, Card, file_stem
 from .classifier import TWO_STAGE_DET_CONF, TwoStageDetector
 from .detector import MODELS_DIR, Detection, ModelError, find_model
+from .second_look import TURN_BELOW, read_faces
 
 DEFAULT_FINDER = "taki-yolov8n.onnx"  # the kiosk's default: the shipped finder on ONNX Runtime
 DEFAULT_THREADS = 2  # measured on 2 cores: see benchmarks/detector_speed.py
@@ -216,7 +217,8 @@ class RuntimeFinder:
 class RuntimeClassifier:
     """The face classifier exported to ONNX or NCNN: resize the short side, centre crop, read."""
 
-    def __init__(self, model: str | Path, threads: int = DEFAULT_THREADS) -> None:
+    def __init__(self, model: str | Path, threads: int = DEFAULT_THREADS, turn_below: float = TURN_BELOW) -> None:
+        self.turn_below = turn_below
         self.path = find_model(model, "face classifier", "taki-cls-yolov8n.onnx", "train-classifier")
         self.engine = engine_for(self.path, threads)
         self.backend = f"{self.engine.backend} (runtime)"
@@ -239,18 +241,20 @@ class RuntimeClassifier:
             crop = crop[y: y + s, x: x + s]
         return _blob(crop)[0]
 
-    def classify(self, crops: list[np.ndarray]) -> list[tuple[Card, float]]:
-        if not crops:
-            return []
+    def probabilities(self, crops: list[np.ndarray]) -> np.ndarray:
+        """(crops, 57) face probabilities in this model's class order."""
         out = []
         for crop in crops:  # exported with batch 1
-            p = self.engine.run(self._prepare(crop)[None]).reshape(-1)
+            p = self.engine.run(self._prepare(crop)[None]).reshape(-1).astype(np.float64)
             if abs(float(p.sum()) - 1.0) > 1e-3:  # logits: make them probabilities
                 e = np.exp(p - p.max())
                 p = e / e.sum()
-            k = int(p.argmax())
-            out.append((self._cards[k], float(p[k])))
-        return out
+            out.append(p)
+        return np.stack(out)
+
+    def classify(self, crops: list[np.ndarray]) -> list[tuple[Card, float]]:
+        """As FaceClassifier.classify: one read, a second look at quarter turns when unsure."""
+        return read_faces(self.probabilities, crops, self._cards, self.turn_below)
 
 
 def load_runtime_reader(model: str | Path | None = None, classifier: str | Path | None = None,
