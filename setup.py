@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from setuptools import setup
+from setuptools.command.build_py import build_py
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -32,4 +33,19 @@ def ext_modules() -> list:
     return mypycify(sources(), opt_level="3")
 
 
-setup(ext_modules=ext_modules())
+class build_py_with_catalogs(build_py):
+    """Also compiles the wording catalogues (companion/locale/*/LC_MESSAGES/taki.po) to .mo."""
+
+    def run(self) -> None:
+        super().run()
+        from babel.messages.mofile import write_mo
+        from babel.messages.pofile import read_po
+
+        for po in Path("companion/locale").glob("*/LC_MESSAGES/*.po"):
+            mo = Path(self.build_lib) / po.with_suffix(".mo")
+            mo.parent.mkdir(parents=True, exist_ok=True)
+            with po.open("rb") as f, mo.open("wb") as out:
+                write_mo(out, read_po(f))
+
+
+setup(ext_modules=ext_modules(), cmdclass={"build_py": build_py_with_catalogs})

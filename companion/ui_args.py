@@ -32,6 +32,9 @@ def add_app_arguments(p: argparse.ArgumentParser, default_journal: str) -> None:
     g.add_argument("--tournament", action="store_true", help="with --players: an 8-stage tournament")
     g.add_argument("--teaching", action="store_true", help="teaching mode for children")
     g.add_argument("--mute", action="store_true", help="no speech")
+    g.add_argument("--language", default="en", choices=["en", "he", "sr", "te", "ur", "gd"],
+                   help="what the referee speaks and shows: English, Hebrew, Serbian, Telugu, Urdu or "
+                        "Scottish Gaelic (also on the setup screen)")
     g.add_argument("--windowed", action="store_true", help="a window instead of full screen")
     g.add_argument("--size", default="1280x800", help="window size with --windowed")
     g.add_argument("--board", default=None, help="event mode: the board's URL (taki-companion board)")

@@ -293,3 +293,41 @@ def test_a_kiosk_in_event_mode_keeps_refereeing_with_the_board_unreachable(tmp_p
     assert "Board offline since" in dump["status"] and "sent later" in dump["status"]
     assert [c.code for c in from_text(dump["state"]).discard] == ["B4"]  # the game went on
     assert (tmp_path / "j.db.board").exists()  # the outbox keeps its acknowledgements beside the journal
+
+
+def _ocr_lang(img: np.ndarray, tmp: Path, lang: str) -> str:
+    p = tmp / "ocr.png"
+    big = cv2.resize(img, None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC)
+    cv2.imwrite(str(p), 255 - cv2.cvtColor(big, cv2.COLOR_BGR2GRAY))
+    return subprocess.run(["tesseract", str(p), "stdout", "--psm", "7", "-l", lang],
+                          capture_output=True, text=True).stdout.strip()
+
+
+def _has_ocr(lang: str) -> bool:
+    if shutil.which("tesseract") is None:
+        return False
+    out = subprocess.run(["tesseract", "--list-langs"], capture_output=True, text=True).stdout.split()
+    return lang in out
+
+
+@needs_x
+@pytest.mark.parametrize("lang, ocr_lang, names, turn", [
+    ("he", "heb", "דנה,עומר,נועה", "התור של עומר"),
+    ("ur", "urd", "دانا,عمر,نوا", "عمر کی باری"),
+])
+def test_the_kiosk_reads_right_to_left_with_every_letter_drawn(tmp_path: Path, lang: str, ocr_lang: str,
+                                                                names: str, turn: str) -> None:
+    """Issue 13: in Hebrew and in Urdu the table screen's words are translated, in
+    right-to-left order, Urdu's letters joined, and no letter a box: OCR in the
+    language reads back the very words (text drawn backwards or as boxes would not)."""
+    if not _has_ocr(ocr_lang):
+        pytest.skip(f"tesseract-ocr-{ocr_lang} is installed by .ci/run")
+    script = _script(tmp_path, [[1.0, "enter_card"], [1.5, "pick", "R5"], [2.0, "enter_card"],
+                                [2.5, "pick", "R7"]])
+    dump, shot = run_app(tmp_path, "--no-camera", "--players", names, "--language", lang, "--ui-script", script,
+                         seconds=4)
+    read = _ocr_lang(crop(shot, dump["turn_rect"], dump["window"]), tmp_path, ocr_lang)
+    assert read == turn, (read, dump["turn"])
+    direction = _ocr_lang(crop(shot, dump["direction_rect"], dump["window"]), tmp_path, ocr_lang)
+    assert direction.strip("() ") in ("עם כיוון השעון (שמאלה", "گھڑی کی سمت (بائیں"), direction
+    assert "Omer" not in dump["history"] and dump["history"], dump["history"]  # the rulings are translated

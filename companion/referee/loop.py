@@ -192,7 +192,8 @@ class Referee:
             raise RefereeError("the last thing that happened was not a card put down, so there is no card to fix")
         if last.card == actual:
             raise RefereeError(f"the {actual.spoken} is already the card on record")
-        self._step_back(Ruling(RulingKind.CARD_CORRECTED, "R-PLAY-1", card=actual, reason=last.card.spoken), t)
+        self._step_back(Ruling(RulingKind.CARD_CORRECTED, "R-PLAY-1", card=actual, reason=last.card.spoken,
+                                   args=(("read", last.card),)), t)
         again = Reveal(actual) if isinstance(last, Reveal) else Play(actual, last.seat)
         return self.submit(again, t)
 

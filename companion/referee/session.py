@@ -20,8 +20,17 @@ from ..rules import Card, Color, Play, Step, legal_faces
 from ..rules.events import Event
 from ..rules.rulings import RulingKind, in_words
 from ..voice import Priority, VoiceWorker, sentences
-from ..voice.wording import whole_sentence
+from ..voice.catalog import tr, words
+from ..voice.language import Language
+from ..voice.wording import describe, whole_sentence
 from .loop import Question, Referee, RefereeError
+
+TAKE_BACK = tr("Take the {card} back.")
+THANKS = tr("Thank you: the {card} leads again.")
+CAMERA_LOST = tr("Camera lost: reconnecting. The game is kept.")
+VIDEO_ENDED = tr("The video has ended.")
+UNREADABLE = tr("I cannot read the leading card: is it in view and lit?")
+HAND_OVER = tr("Hand over the pile…")
 
 
 @dataclass
@@ -186,6 +195,7 @@ class TableSession:
     referee: Referee
     voice: VoiceWorker | None = None
     teaching: bool = False
+    language: Language = Language.ENGLISH  # what the referee says and shows its rulings in
     log: list[LogLine] = field(default_factory=list)
     status: str = ""
     warning: str = ""  # lasting trouble (no journal, no speech): always shown with the status
@@ -209,14 +219,14 @@ class TableSession:
         problem = self.referee.journal_error
         if problem and problem not in self.warning:  # lasting, beside whatever else is shown
             self.warning = "; ".join(w for w in (self.warning, problem) if w)
-        said = sentences(step, self.teaching)
+        said = sentences(step, self.teaching, self.language)
         if self.voice is not None:
             self.voice.advance(self.referee.seq)  # what was queued for earlier moves is stale now
             self.voice.speak_all(said)
         for r in step.rulings:
             if r.kind is RulingKind.TURN:
                 continue
-            self.log.append(LogLine(time.time(), r.text, r.is_penalty))
+            self.log.append(LogLine(time.time(), describe(r, self.language), r.is_penalty))
         if self.teaching and not step.legal:
             hint = self.hint()
             if hint:
@@ -225,6 +235,11 @@ class TableSession:
                     self.voice.speak(hint, Priority.HINT)
         if self.on_change:
             self.on_change()
+
+    def _words(self, msgid: str, card: Card | None = None) -> str:
+        """A status line in the session's language (``card`` said in it)."""
+        w = words(self.language)
+        return w(msgid, card=w.card(card))
 
     def hint(self) -> str:
         """Teaching mode: what the player to move can do, in words."""
@@ -270,7 +285,7 @@ class TableSession:
                 step = r.fix_card(card)
                 # a fixed card that could not be played is on the pile until taken back
                 self._takeback = None if step.legal else card
-                self.status = "" if step.legal else f"Take the {card.spoken} back."
+                self.status = "" if step.legal else self._words(TAKE_BACK, card=card)
                 if self.on_change:
                     self.on_change()
                 return step
@@ -311,7 +326,7 @@ class TableSession:
     def card_seen(self, card: Card, t: float | None = None) -> Step | Question | None:
         if self._takeback is not None and card == self.referee.state.top:
             self._takeback = None
-            self.status = f"Thank you: the {card.spoken} leads again."
+            self.status = self._words(THANKS, card=card)
             if self.on_change:
                 self.on_change()
             return None
@@ -320,7 +335,7 @@ class TableSession:
             self.cards_accepted += 1
         if isinstance(result, Step) and not result.legal:
             self._takeback = card  # the pile shows a refused card until it is taken back
-            self.status = f"Take the {card.spoken} back."
+            self.status = self._words(TAKE_BACK, card=card)
         elif isinstance(result, Question):
             self.status = result.text
             if self.voice is not None:
@@ -342,8 +357,8 @@ class TableSession:
                 if kind == "source":
                     if payload not in ("ok", "ended"):
                         self.outage = True
-                    self.status = {"lost": "Camera lost: reconnecting. The game is kept.",
-                                   "ok": "", "ended": "The video has ended."}.get(str(payload), str(payload))
+                    said = {"lost": CAMERA_LOST, "ended": VIDEO_ENDED}.get(str(payload))
+                    self.status = "" if payload == "ok" else self._words(said) if said else str(payload)
                     if self.on_change:
                         self.on_change()
                 elif kind == "track":
@@ -378,10 +393,10 @@ class TableSession:
             else:
                 self.card_seen(ev.card, t)
         elif ev.kind is TrackKind.UNREADABLE:
-            self.status = "I cannot read the leading card: is it in view and lit?"
+            self.status = self._words(UNREADABLE)
         elif ev.kind is TrackKind.OCCLUDED:
-            self.status = "Hand over the pile…"
-        elif ev.kind is TrackKind.CLEAR and self.status.startswith("Hand"):
+            self.status = self._words(HAND_OVER)
+        elif ev.kind is TrackKind.CLEAR and self.status == self._words(HAND_OVER):
             self.status = ""
         if self.on_change:
             self.on_change()

@@ -54,9 +54,11 @@ class Step(NamedTuple):
 class Illegal(Exception):
     """Raised inside the engine; ``apply`` turns it into an ILLEGAL ruling."""
 
-    def __init__(self, rule: str, reason: str, seat: int | None = None) -> None:
+    def __init__(self, rule: str, reason: str, seat: int | None = None, key: str = "",
+                 args: tuple[tuple[str, object], ...] = ()) -> None:
         super().__init__(reason)
         self.rule, self.reason, self.seat = rule, reason, seat
+        self.key, self.args = key, args  # the reason as data, for other languages
 
 
 # --------------------------------------------------------------------------- new games
@@ -133,14 +135,16 @@ def apply(state: GameState, event: Event | object) -> Step:
         t = _Table(state)
         handler = _HANDLERS.get(type(event))
         if handler is None:
-            raise Illegal("R-PLAY-1", f"I do not understand the event {event!r}.")
+            raise Illegal("R-PLAY-1", f"I do not understand the event {event!r}.", key="malformed")
         handler(t, event)
         return _tuple_new(Step, (t.freeze(), tuple(t.out), True))
     except Illegal as e:
         name = state.names[e.seat] if e.seat is not None and 0 <= e.seat < state.n_players else ""
-        return Step(state, (Ruling(R.ILLEGAL, e.rule, e.seat, name, reason=e.reason),), False)
+        return Step(state, (Ruling(R.ILLEGAL, e.rule, e.seat, name, reason=e.reason, key=e.key, args=e.args),),
+                    False)
     except Exception:  # an event with fields of the wrong kind (a tap or a caller's bug): refused
-        return Step(state, (Ruling(R.ILLEGAL, "R-PLAY-1", None, "", reason=_malformed(event)),), False)
+        return Step(state, (Ruling(R.ILLEGAL, "R-PLAY-1", None, "", reason=_malformed(event), key="malformed"),),
+                    False)
 
 
 def _malformed(event: object) -> str:
@@ -212,14 +216,14 @@ class _Table:
 
     # -- helpers used by the handlers
     def say(self, kind: R, rule: str, seat: int | None = None, n: int = 0, card: Card | None = None,
-            color: Color | None = None, reason: str = "") -> None:
+            color: Color | None = None, reason: str = "", key: str = "") -> None:
         name = self.names[seat] if seat is not None else ""
-        self.out.append(_tuple_new(Ruling, (kind, rule, seat, name, n, card, color, reason)))
+        self.out.append(_tuple_new(Ruling, (kind, rule, seat, name, n, card, color, reason, key, ())))
 
     def seat_of(self, seat: int | None) -> int:
         s = self.to_move if seat is None else seat
         if not isinstance(s, int) or not 0 <= s < self.n:
-            raise Illegal("R-SETUP-2", f"Seat {s} is not at this table.")
+            raise Illegal("R-SETUP-2", f"Seat {s} is not at this table.", key="no_seat", args=(("seat", str(s)),))
         return s
 
     def next_seat(self, steps: int = 1) -> int:
@@ -231,7 +235,7 @@ class _Table:
         self.say(R.TURN, "R-SETUP-2", self.to_move)
 
     def draw(self, seat: int, n: int, rule: str, reason: str = "", kind: R = R.DRAW,
-             quiet: bool = False) -> None:
+             quiet: bool = False, key: str = "") -> None:
         got = 0
         while got < n:
             if self.draw_size == 0:
@@ -250,7 +254,7 @@ class _Table:
         if got and self.last_due == seat:
             self.last_due = None
         if not quiet:
-            self.say(kind, rule, seat, n=n, reason=reason)
+            self.say(kind, rule, seat, n=n, reason=reason, key=key)
         if got < n:
             self.say(R.PILE_EMPTY, "D-PLAY-5", seat, n=got)
 
@@ -287,7 +291,8 @@ class _Table:
         due = self.last_due
         if due is not None and actor == self.to_move and actor != due:
             self.last_due = None
-            self.draw(due, 4, "R-CALL-LAST", reason="no last-card call", kind=R.PENALTY)
+            self.draw(due, 4, "R-CALL-LAST", reason="no last-card call", kind=R.PENALTY,
+                      key="no_last_card")
 
     def resolve_plus3(self) -> None:
         """D-PLUS3-2: the window closes and the pending +3 draw happens."""
@@ -351,16 +356,24 @@ def _explain(key: str, state: GameState | _Table, seat: int | None, card: Card |
         want = f"a {state.color.spoken} card"
         if state.lead is not None and state.lead.color is not None:
             want += f", a {state.lead.spoken.split(' ', 1)[1]}"
+    values: dict[str, object] = {
+        "turn": state.names[state.to_move],
+        "winner": state.names[state.winner] if state.winner is not None else "",
+        "card": card, "run": state.run.color if state.run is not None else None,
+        "stack": 2 * state.stack, "colour": state.color, "lead": state.lead,
+    }
     text = template.format(
         name=state.names[seat] if seat is not None else "",
-        turn=state.names[state.to_move],
-        winner=state.names[state.winner] if state.winner is not None else "",
+        turn=values["turn"], winner=values["winner"],
         card=card.spoken if card is not None else "",
         run=state.run.color.spoken if state.run is not None else "",
-        stack=2 * state.stack,
+        stack=values["stack"],
         want=want,
     )
-    return Illegal(rule, text, seat)
+    # the fields the template names, as data (``want`` is said from colour and lead)
+    used = [f for f in values if "{" + f + "}" in template]
+    used += ["colour", "lead"] if "{want}" in template else []
+    return Illegal(rule, text, seat, key=key, args=tuple((f, values[f]) for f in used))
 
 
 def _phase_block(state: GameState | _Table) -> str | None:
@@ -501,13 +514,14 @@ def _require(state: GameState | _Table, seat: int, block) -> None:  # type: igno
 
 def _reveal(t: _Table, e: Reveal) -> None:
     if t.phase is not Phase.SETUP:
-        raise Illegal("R-SETUP-1", "The game has started: the first card is already turned up.")
+        raise Illegal("R-SETUP-1", "The game has started: the first card is already turned up.", key="started")
     if t.draw_size == 0:
-        raise Illegal("R-SETUP-1", "There is no draw pile to turn a card up from.")
+        raise Illegal("R-SETUP-1", "There is no draw pile to turn a card up from.", key="no_draw_pile")
     card = e.card
     if t.draw_pile is not None:
         if t.draw_pile[-1] != card:
-            raise Illegal("R-SETUP-1", f"The top of the draw pile is not the {card.spoken}.")
+            raise Illegal("R-SETUP-1", f"The top of the draw pile is not the {card.spoken}.", key="not_on_top",
+                          args=(("card", card),))
         t.draw_pile = t.draw_pile[:-1]
     t.draw_size -= 1
     t.discard = t.discard + (card,)
@@ -572,7 +586,8 @@ def _after_play(t: _Table, seat: int, card: Card, in_run: bool) -> None:
         if card.kind is Kind.PLUS and t.rules.no_finish_on_plus:
             t.run = None
             t.pending = Pending.PLUS
-            t.say(R.PLAY_AGAIN, "D-END-2", seat, reason="nobody finishes on a Plus: draw a card")
+            t.say(R.PLAY_AGAIN, "D-END-2", seat, reason="nobody finishes on a Plus: draw a card",
+                  key="no_finish_on_plus")
             return
         if _hand_emptied(t, seat):
             return
@@ -632,7 +647,8 @@ def _effect(t: _Table, seat: int, card: Card, finishing: bool) -> None:
                 t.pass_turn(skip=1)
             else:
                 t.direction = -t.direction
-                t.say(R.REVERSE, "D-DIR-2P", reason="With two players the turn still passes.")
+                t.say(R.REVERSE, "D-DIR-2P", reason="With two players the turn still passes.",
+                      key="two_players_pass")
                 t.pass_turn()
         else:
             t.direction = -t.direction
@@ -671,7 +687,7 @@ def _effect(t: _Table, seat: int, card: Card, finishing: bool) -> None:
             t.plus3_by = seat
             t.resolve_plus3()
     elif k is Kind.BREAKER:  # R-BREAK-2: on one's own turn, against no +3
-        t.draw(seat, 3, "R-BREAK-2", reason="no plus three to break")
+        t.draw(seat, 3, "R-BREAK-2", reason="no plus three to break", key="nothing_to_break")
         t.pass_turn()
     elif k is Kind.CHANGE_COLOR:
         t.pending = Pending.COLOR
@@ -755,9 +771,9 @@ def _choose(t: _Table, e: ChooseColor) -> None:
     seat = t.seat_of(e.seat)
     _playing(t)
     if t.pending is not Pending.COLOR or seat != t.to_move:
-        raise Illegal("R-COLOR", f"{t.names[seat]}, no colour is to be chosen now.", seat)
+        raise Illegal("R-COLOR", f"{t.names[seat]}, no colour is to be chosen now.", seat, key="no_colour_now")
     if not isinstance(e.color, Color):
-        raise Illegal("R-COLOR", "Choose red, yellow, green or blue.", seat)
+        raise Illegal("R-COLOR", "Choose red, yellow, green or blue.", seat, key="which_colour")
     t.pending = Pending.NONE
     t.color = e.color
     t.say(R.COLOR_CHOSEN, "R-COLOR", seat, color=e.color)
@@ -781,13 +797,13 @@ def _call_last(t: _Table, e: CallLastCard) -> None:
         t.last_called = seat  # called ahead, as the card goes down
         t.say(R.LAST_CARD_CALLED, "R-CALL-LAST", seat)
         return
-    raise Illegal("R-CALL-LAST", f"No last-card call is due from {name}.", seat)
+    raise Illegal("R-CALL-LAST", f"No last-card call is due from {name}.", seat, key="no_call_due")
 
 
 def _window_closed(t: _Table, e: WindowClosed) -> None:
     _playing(t)
     if t.plus3_by is None:
-        raise Illegal("D-PLUS3-2", "No plus three is waiting.")
+        raise Illegal("D-PLUS3-2", "No plus three is waiting.", key="no_plus3")
     t.resolve_plus3()
 
 
@@ -795,15 +811,18 @@ def _correct(t: _Table, e: CorrectCount) -> None:
     seat = t.seat_of(e.seat)
     name = t.names[seat]
     if t.mode is Mode.SIMULATION:
-        raise Illegal("R-PLAY-1", "A simulated game knows every hand: counts cannot be corrected.", seat)
+        raise Illegal("R-PLAY-1", "A simulated game knows every hand: counts cannot be corrected.", seat,
+                      key="simulated_counts")
     if t.phase is Phase.OVER:
         _playing(t)
     low = 0 if t.phase is Phase.SETUP else 1
     if not isinstance(e.count, int) or e.count < low:
-        raise Illegal("R-END-1", f"{name} must hold at least {low} card{'s' if low != 1 else ''}.", seat)
+        raise Illegal("R-END-1", f"{name} must hold at least {low} card{'s' if low != 1 else ''}.", seat,
+                      key="at_least", args=(("low", low),))
     more = e.count - t.counts[seat]
     if more > t.draw_size:
-        raise Illegal("R-DECK-4", f"Only {t.draw_size} cards are left in the draw pile.", seat)
+        raise Illegal("R-DECK-4", f"Only {t.draw_size} cards are left in the draw pile.", seat,
+                      key="only_left", args=(("left", t.draw_size),))
     t.counts[seat] = e.count
     t.draw_size -= more
     if t.last_due == seat and e.count != 1:

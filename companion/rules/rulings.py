@@ -1,7 +1,8 @@
 """Rulings: what the referee decides, as data with a rule id.
 
 Each ruling can say itself in one short English sentence (``text``), fit to be
-spoken; other languages render from the fields in ``companion.voice``.
+spoken; other languages render from the fields (``kind``, ``key``, ``args``)
+in ``companion.voice``.
 """
 
 from __future__ import annotations
@@ -64,6 +65,11 @@ class Ruling(NamedTuple):
     card: Card | None = None
     color: Color | None = None
     reason: str = ""
+    #: What ``reason`` says, as data for other languages: a key of the voice's
+    #: catalogue ("mismatch", "no_last_card", ...) and the values it names
+    #: ((field, value) pairs; values are names, counts, cards or colours).
+    key: str = ""
+    args: tuple[tuple[str, object], ...] = ()
 
     @property
     def is_penalty(self) -> bool:

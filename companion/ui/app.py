@@ -33,7 +33,10 @@ from kivy.uix.widget import Widget
 
 from ..referee import Question
 from ..referee.session import TableSession
+from ..voice.language import Language
 from ..voice.wording import whole_sentence
+from . import labels as L
+from .localise import Localiser
 from ..rules import RuleSet
 from ..rules.cards import Card, Color
 from ..rules.options import OPTION_RULES
@@ -123,7 +126,9 @@ class SeatRing(Widget):
             ang = math.radians(90 - 360 * i / n)  # seat 1 at the top, then to the left (clockwise)
             x, y = cx + r * math.cos(ang), cy + r * math.sin(ang)
             stage = f" s{stages[i]}" if stages else ""
-            lab = Label(text=f"{name}\n{counts[i]} cards{stage}", halign="center", font_size="17sp",
+            loc = _loc()
+            lab = Label(text=f"{loc.text(name)}\n{loc.plural(L.HOLDS, counts[i])}{stage}", halign="center",
+                        font_size="17sp", font_name=loc.font or "Roboto",
                         bold=i == to_move, color=(1, 0.9, 0.2, 1) if i == to_move else (1, 1, 1, 1),
                         size=(r * 1.1, r * 0.6), center=(x, y))
             if i == to_move:
@@ -147,7 +152,7 @@ class TableScreen(Screen):
         voice = app.session.voice if app.session else None
         if voice is not None:
             voice.muted = not voice.muted
-            self.ids.mute.text = "Unmute" if voice.muted else "Mute"
+            self.ids.mute.text = _loc()(L.UNMUTE if voice.muted else L.MUTE)
 
     def ask_who(self, question: Question | None = None) -> None:
         app = App.get_running_app()
@@ -370,6 +375,7 @@ class TakiApp(App):
         self.session: TableSession | None = None
         self._faces: dict[Card, Texture] = {}
         self._shown_log = -1
+        self.loc = Localiser()
 
     def build(self) -> ScreenManager:
         for kv in ("setup.kv", "table.kv", "standings.kv", "enrol.kv"):
@@ -395,7 +401,20 @@ class TakiApp(App):
         scr = self.root.get_screen("setup")
         names, first, rules, teaching, rate = scr.choices()
         self.controller.choose_deck(scr.ids.deck.text)
-        self.controller.start_game(self, names, first, rules, teaching, rate)
+        self.controller.start_game(self, names, first, rules, teaching, rate, self.loc.language)
+
+    def set_language(self, lang: Language | str) -> None:
+        """Speak and show in ``lang`` (an enum, or a name from the setup screen's list)."""
+        if isinstance(lang, str):
+            lang = Language.parse(lang)
+        self.loc = Localiser(lang)
+        self.loc.make_default()
+        self.loc.dress(self.root)
+        self.root.get_screen("setup").ids.language.text = lang.name.title()
+        if self.session is not None:
+            self.session.language = lang
+            self._shown_log = -1
+            self.refresh()
 
     def show_decks(self) -> None:
         """The deck profiles the app knows (the one in use first), on the setup screen."""
@@ -513,22 +532,23 @@ class TakiApp(App):
             return
         st = self.session.referee.state
         ids = self.root.get_screen("table").ids
+        loc = self.loc
         if st.is_over and st.winner is not None:
-            ids.turn.text = f"{st.names[st.winner]} wins!"
+            ids.turn.text = loc(L.WINS, name=st.names[st.winner])
         elif st.phase.value == "setup":
-            ids.turn.text = "Turn up the first card"
+            ids.turn.text = loc(L.FIRST_CARD)
         else:
-            ids.turn.text = f"{st.names[st.to_move]}'s turn"
-        ids.direction.text = "Clockwise (left)" if st.direction == 1 else "Anticlockwise (right)"
+            ids.turn.text = loc(L.TURN, name=st.names[st.to_move])
+        ids.direction.text = loc(L.CLOCKWISE if st.direction == 1 else L.ANTICLOCKWISE)
         ids.ring.show(st.names, st.to_move, st.direction, st.counts, st.stages)
         top = st.top
         if top is not None:
             ids.lead.texture = self.face_texture(top)
-            ids.lead_name.text = f"Leading: {top.spoken}"
+            ids.lead_name.text = loc(L.LEADING, card=loc.words.card(top))
         ids.swatch.rgba = list(RGBA[st.color])
-        ids.pending.text = pending_text(st)
+        ids.pending.text = pending_text(st, loc)
         voice = self.session.voice
-        speech = f"Speech unavailable ({voice.error}); rulings are shown here." if voice and voice.error else ""
+        speech = loc(L.NO_SPEECH, error=voice.error) if voice and voice.error else ""
         box = getattr(self.controller, "outbox", None)
         board = ""
         if box is not None and box.offline_since is not None:
@@ -540,8 +560,8 @@ class TakiApp(App):
         self._teaching_strip(ids, st)
         if len(self.session.log) != self._shown_log:
             self._shown_log = len(self.session.log)
-            lines = [(f"[color=ff7766]{ln.text}[/color]" if ln.penalty else ln.text)
-                     for ln in self.session.log[-60:]]
+            lines = [(f"[color=ff7766]{loc.text(ln.text, ids.history)}[/color]" if ln.penalty
+                      else loc.text(ln.text, ids.history)) for ln in self.session.log[-60:]]
             ids.history.text = "\n".join(lines)
             ids.history_scroll.scroll_y = 0
 
@@ -560,8 +580,8 @@ class TakiApp(App):
 
         strip.clear_widgets()
         faces = legal_faces(st)
-        strip.add_widget(Label(text=f"{st.names[st.to_move]}\ncan play:", font_size="15sp", size_hint_x=None,
-                               width=90, halign="center"))
+        strip.add_widget(Label(text=self.loc(L.CAN_PLAY, name=st.names[st.to_move]), font_size="15sp",
+                               size_hint_x=None, width=90, halign="center", font_name=self.loc.font or "Roboto"))
         for card in faces[:12]:
             strip.add_widget(Image(texture=self.face_texture(card), fit_mode="contain"))
         if len(faces) > 12:
@@ -608,22 +628,23 @@ def _state_line(session: TableSession) -> str:
     return to_text(session.referee.state)
 
 
-def pending_text(st: Any) -> str:
+def pending_text(st: Any, loc: Localiser | None = None) -> str:
+    loc = loc or Localiser()
     if st.stack:
-        return f"+2 stack: {st.names[st.to_move]} draws {2 * st.stack}"
+        return loc.plural(L.STACK, 2 * st.stack, name=st.names[st.to_move])
     if st.plus3_by is not None:
-        return "+3! Break it, or everyone draws 3"
+        return loc(L.PLUS3)
     if st.pending is Pending.COLOR:
-        return f"{st.names[st.to_move]}: choose a colour"
+        return loc(L.CHOOSE, name=st.names[st.to_move])
     if st.pending is Pending.PLUS:
-        return "Plus: play another card"
+        return loc(L.PLUS)
     if st.pending is Pending.KING:
-        return "King: play any card"
+        return loc(L.KING)
     if st.run is not None:
-        state = "open" if st.run.seat is None else "running"
-        return f"{st.run.color.spoken.capitalize()} TAKI {state}"
+        text = loc(L.RUN_OPEN if st.run.seat is None else L.RUN_GOING, colour=loc.words.colour(st.run.color))
+        return text[:1].upper() + text[1:]
     if st.last_due is not None:
-        return f"{st.names[st.last_due]}: last card?"
+        return loc(L.LAST, name=st.names[st.last_due])
     return ""
 
 
@@ -637,3 +658,9 @@ def save_screenshot(path: str) -> str:
 
 def dump_json(app: TakiApp, path: str) -> None:
     Path(path).write_text(json.dumps(app.dump(), indent=1))
+
+
+def _loc() -> Localiser:
+    """The running app's localiser (English before the app runs)."""
+    app = App.get_running_app()
+    return getattr(app, "loc", None) or Localiser()

@@ -16,8 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from ..ui_args import add_app_arguments  # noqa: F401  (re-exported)
+from ..voice.catalog import tr, words
 
-HAND_ONLY = "Refereeing by hand: tap 'Enter a card' for each card put down."
+HAND_ONLY = tr("Refereeing by hand: tap 'Enter a card' for each card put down.")
+LOADING = tr("Loading the card reader…")
 
 
 def _kivy_env(args: argparse.Namespace) -> None:
@@ -56,16 +58,24 @@ class Controller:
         self.marks: dict[str, float] = {}  # wall-clock times of start-up steps (--startup-log)
 
     @property
+    def language(self):  # type: ignore[no-untyped-def]
+        """The language chosen (--language, or on the setup screen)."""
+        from ..voice.language import Language
+
+        return Language(getattr(self.args, "language", None) or "en")
+
+    @property
     def threads(self) -> int:
         """The reader's CPU threads (--threads; controllers built in tests may lack it)."""
         return int(getattr(self.args, "threads", 2))
 
     # ------------------------------------------------------------ pieces
 
-    def _voice(self, rate: float = 165):  # type: ignore[no-untyped-def]
+    def _voice(self, rate: float = 165, language: Any = None):  # type: ignore[no-untyped-def]
         from ..voice import NullSpeaker, Pyttsx3Speaker, VoiceWorker
 
-        speaker = NullSpeaker() if self.args.mute else Pyttsx3Speaker(rate=int(rate))
+        voice = language.voice if language is not None else None
+        speaker = NullSpeaker() if self.args.mute else Pyttsx3Speaker(rate=int(rate), voice=voice)
         return VoiceWorker(speaker)
 
     def _source(self):  # type: ignore[no-untyped-def]
@@ -179,12 +189,12 @@ class Controller:
         from ..vision.tracker import LeadingCardTracker
 
         if not self.reader_ready:
-            session.status = "Loading the card reader…"
+            session.status = words(session.language)(LOADING)
             self._waiting.append(session)
             return None
         detector = self.detector
         if detector is None:
-            session.status = self.detector_error if self.detector_error == HAND_ONLY else \
+            session.status = words(session.language)(HAND_ONLY) if self.detector_error == HAND_ONLY else \
                 f"No camera reading: {self.detector_error}. Tap 'Enter a card' for each card put down."
             return None
         source, note = self._source()
@@ -217,6 +227,8 @@ class Controller:
 
         a = self.args
         self.marks["window"] = time.time()
+        if self.language.value != "en":
+            app.set_language(self.language)
         if self.load_in_background:
             self.start_background_load()
         if a.video is None and a.camera is None and not getattr(a, "no_camera", False):
@@ -233,8 +245,8 @@ class Controller:
 
             script = load_script()
             ref = Referee.start(script.names, script.first, script.rules, journal=self.journal)
-            self.voice = self._voice()
-            s = TableSession(ref, self.voice, teaching=a.teaching)
+            self.voice = self._voice(language=self.language)
+            s = TableSession(ref, self.voice, teaching=a.teaching, language=self.language)
             s.taps = list(script.taps)
             s.vision = self._vision(s)
             self.session = s
@@ -243,7 +255,7 @@ class Controller:
             from ..rules import RuleSet
 
             names = [n.strip() for n in a.players.split(",") if n.strip()]
-            self.start_game(app, names, 0, RuleSet(tournament=a.tournament), a.teaching, 165)
+            self.start_game(app, names, 0, RuleSet(tournament=a.tournament), a.teaching, 165, self.language)
         elif self.journal is not None and not a.new_game:
             try:
                 ref = Referee.resume(self.journal)
@@ -256,8 +268,8 @@ class Controller:
                 self.journal, ref = None, None
                 app.root.get_screen("setup").ids.message.text = self.journal_error
             if ref is not None:
-                self.voice = self._voice()
-                s = TableSession(ref, self.voice, teaching=a.teaching)
+                self.voice = self._voice(language=self.language)
+                s = TableSession(ref, self.voice, teaching=a.teaching, language=self.language)
                 s.status = f"Resumed game {ref.game_id} where it stopped."
                 s.vision = self._vision(s)
                 self.session = s
@@ -289,15 +301,19 @@ class Controller:
         for t, action, *args in json.loads(Path(path).read_text()):
             Clock.schedule_once(lambda _dt, action=action, args=args: table.scripted(action, *args), float(t))
 
-    def start_game(self, app: Any, names: list[str], first: int, rules: Any, teaching: bool, rate: float) -> None:
+    def start_game(self, app: Any, names: list[str], first: int, rules: Any, teaching: bool, rate: float,
+                   language: Any = None) -> None:
         from ..referee import Referee
         from ..referee.session import TableSession
 
         tid = self.journal.new_tournament("Tournament " + time.strftime("%Y-%m-%d")) \
             if rules.tournament and self.journal is not None else None
         ref = Referee.start(names, first, rules, journal=self.journal, tournament_id=tid, table_no=1 if tid else None)
-        self.voice = self._voice(rate)
-        s = TableSession(ref, self.voice, teaching=teaching)
+        from ..voice.language import Language
+
+        language = language or Language.ENGLISH
+        self.voice = self._voice(rate, language)
+        s = TableSession(ref, self.voice, teaching=teaching, language=language)
         s.vision = self._vision(s)
         self.session = s
         app.use_session(s)

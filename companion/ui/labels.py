@@ -1,0 +1,46 @@
+"""The kiosk's own words (buttons, labels, the table's status lines) as catalogue messages.
+
+The kv files keep their English texts; :data:`FIXED` lists them so they are
+extracted into the catalogues and the app swaps each for its translation when
+the language changes. The table's changing lines are filled in from the
+messages below. No kivy here: tests check the catalogues without a window.
+"""
+
+from __future__ import annotations
+
+from ..voice.catalog import tr, trn
+
+#: Every fixed text of the kv files (a test checks the kv files against it).
+FIXED = (
+    # table.kv
+    tr("Drew a card"), tr("Last card!"), tr("Closed TAKI!"), tr("Done\n(end turn)"), tr("Everyone drew\n(+3)"),
+    tr("Undo"), tr("Enter a\ncard"), tr("Mute"), tr("Unmute"), tr("Red"), tr("Yellow"), tr("Green"), tr("Blue"),
+    tr("Who played\nthat?"), tr("Fix the\ncard"), tr("Fix a\ncount"), tr("Standings"),
+    # setup.kv
+    tr("TAKI Table Companion"), tr("Players"), tr("Youngest (starts)"), tr("Tournament (8 stages)"),
+    tr("Teaching mode"), tr("Language"), tr("Voice speed"), tr("Deck"), tr("Default deck"),
+    tr("House rules (the published defaults are ticked as printed)"), tr("Learn a deck"), tr("Start the game"),
+    # standings.kv
+    tr("Export CSV"), tr("Export JSON"), tr("Back to the table"),
+    # enrol.kv
+    tr("The card wanted:"), tr("Back"), tr("Redo the last"), tr("Skip (not in my deck)"), tr("Learn the deck"),
+)
+
+TURN = tr("{name}'s turn")
+FIRST_CARD = tr("Turn up the first card")
+MUTE, UNMUTE = tr("Mute"), tr("Unmute")
+CLOCKWISE = tr("Clockwise (left)")
+ANTICLOCKWISE = tr("Anticlockwise (right)")
+LEADING = tr("Leading: {card}")
+HOLDS = trn("{count} card", "{count} cards")
+WINS = tr("{name} wins!")
+STACK = trn("+2 stack: {name} draws {count}", "+2 stack: {name} draws {count}")
+PLUS3 = tr("+3! Break it, or everyone draws three")
+CHOOSE = tr("{name}: choose a colour")
+PLUS = tr("Plus: play another card")
+KING = tr("King: play any card")
+RUN_OPEN = tr("{colour} TAKI open")
+RUN_GOING = tr("{colour} TAKI running")
+LAST = tr("{name}: last card?")
+CAN_PLAY = tr("{name}\ncan play:")
+NO_SPEECH = tr("Speech unavailable ({error}); rulings are shown here.")

@@ -1,0 +1,111 @@
+"""The kiosk in the players' language: translated labels, right-to-left text, fonts with the glyphs.
+
+Why here: Kivy's default text provider draws characters left to right, one
+glyph per character, from one font. So Hebrew and Urdu are put in display
+order with python-bidi, Urdu's letters are joined first with arabic-reshaper,
+and each language gets a font that has its letters and Latin ones too (player
+names): DejaVu Sans for Hebrew, Serbian and Gaelic, FreeSerif for Urdu, Noto
+Sans Telugu for Telugu (Debian's fonts-dejavu-core, fonts-freefont-ttf and
+fonts-noto-core; the README's set-up installs them).
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+from typing import Any
+
+from ..voice.catalog import Words, words
+from ..voice.language import Language
+from .labels import FIXED
+
+_FONTS = {
+    Language.HEBREW: ("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+                      "/usr/share/fonts/truetype/freefont/FreeSans.ttf"),
+    Language.URDU: ("/usr/share/fonts/truetype/freefont/FreeSerif.ttf",),
+    Language.TELUGU: ("/usr/share/fonts/truetype/noto/NotoSansTelugu-Regular.ttf",
+                      "/usr/share/fonts/truetype/fonts-telu/Lohit-Telugu.ttf"),
+    Language.SERBIAN: ("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",),
+    Language.GAELIC: ("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",),
+}
+
+
+def font_for(lang: Language) -> str | None:
+    """A font file with the language's letters, or None for Kivy's own (Roboto)."""
+    return next((f for f in _FONTS.get(lang, ()) if Path(f).exists()), None)
+
+
+def shape(text: str, lang: Language) -> str:
+    """Text in the order and letter forms Kivy must draw: right-to-left lines
+    reordered (each line on its own), Urdu's letters joined."""
+    if not lang.right_to_left or not text:
+        return text
+    from bidi.algorithm import get_display
+
+    if lang is Language.URDU:
+        import arabic_reshaper
+
+        text = arabic_reshaper.reshape(text)
+    return "\n".join(get_display(line, base_dir="R") for line in text.split("\n"))
+
+
+_ROBOTO: tuple[str, ...] | None = None  # Kivy's own default font files, kept to switch back
+
+
+class Localiser:
+    """Says the kiosk's words in one language and dresses widgets for it."""
+
+    def __init__(self, lang: Language = Language.ENGLISH) -> None:
+        self.language = lang
+        self.words: Words = words(lang)
+        self.font = font_for(lang)
+
+    def __call__(self, msgid: str, **fields: object) -> str:
+        return shape(self.words(msgid, **fields), self.language)
+
+    def plural(self, forms: tuple[str, str], n: int, **fields: object) -> str:
+        return shape(self.words.plural(forms, n, digits=True, **fields), self.language)
+
+    def text(self, text: str, label: Any = None) -> str:
+        """Text already in the language (rulings, names), shaped. With ``label``
+        (one that wraps), right-to-left text is broken into lines first, in
+        reading order: Kivy would wrap the reordered line from its wrong end."""
+        if label is not None and self.language.right_to_left and text:
+            width = (label.text_size[0] or label.width) if label.text_size else label.width
+            per_line = max(12, int(width / (float(label.font_size) * 0.5)))
+            text = "\n".join(textwrap.fill(line, per_line) for line in text.split("\n"))
+        return shape(text, self.language)
+
+    def make_default(self) -> None:
+        """New widgets (popups, the picker) draw with this language's font too:
+        Kivy's default font name is pointed at it (and back to Roboto for English)."""
+        from kivy.core.text import DEFAULT_FONT, LabelBase
+
+        global _ROBOTO
+        if _ROBOTO is None:
+            _ROBOTO = tuple(LabelBase._fonts[DEFAULT_FONT])  # type: ignore[attr-defined]
+        files = (self.font,) * 4 if self.font else _ROBOTO
+        LabelBase.register(DEFAULT_FONT, *files)
+
+    def dress(self, root: Any) -> None:
+        """Every widget under ``root``: its fixed English text translated, the
+        language's font, right-aligned for right-to-left languages."""
+        from kivy.uix.label import Label
+        from kivy.uix.textinput import TextInput
+
+        stack = [root]
+        while stack:
+            w = stack.pop()
+            stack.extend(w.children)
+            if hasattr(w, "screens"):
+                stack.extend(w.screens)
+            if not isinstance(w, (Label, TextInput)):
+                continue
+            if not hasattr(w, "_msgid"):  # remember what the kv file said, in English
+                w._msgid = w.text if w.text in FIXED else None
+                w._font, w._halign = w.font_name, getattr(w, "halign", None)
+            if w._msgid:
+                w.text = self(w._msgid)
+            w.font_name = self.font or w._font
+            if w._halign == "left":  # lines of text start on the reading side
+                w.halign = "right" if self.language.right_to_left else "left"
