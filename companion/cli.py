@@ -270,13 +270,26 @@ def _export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _seat_turns(seed: int, plays: int, seats: int) -> list[int]:
+    """Whose turn each play is: round the table, with one play in eight out of turn."""
+    import random
+
+    rng, turns, seat = random.Random(seed), [], 0
+    for _ in range(plays):
+        turns.append(seat if rng.random() > 0.125 else rng.randrange(seats))
+        seat = (turns[-1] + 1) % seats
+    return turns
+
+
 def _track_eval(args: argparse.Namespace) -> int:
     from .synth.scene import Compositor, SceneConfig
     from .training.track_eval import OracleDetector, evaluate
     from .synth.video import synth_video
 
     comp = Compositor(config=SceneConfig(size=args.size, photometric=False))
-    videos = [synth_video(args.seed + i, plays=args.plays, size=args.size, compositor=comp)
+    videos = [synth_video(args.seed + i, plays=args.plays, size=args.size, compositor=comp, seats=args.seats,
+                          turns=_seat_turns(args.seed + i, args.plays, args.seats) if args.seats else None,
+                          second_hand_p=0.15 if args.seats else 0.0)
               for i in range(args.videos)]
     if args.model == "oracle":
         def make(v):  # type: ignore[no-untyped-def]
@@ -288,7 +301,7 @@ def _track_eval(args: argparse.Namespace) -> int:
 
         def make(v):  # type: ignore[no-untyped-def]
             return det
-    print(evaluate(videos, make, zoom=args.model != "oracle" and not args.no_zoom).report())
+    print(evaluate(videos, make, zoom=args.model != "oracle" and not args.no_zoom, seats=args.seats).report())
     return 0
 
 
@@ -421,6 +434,8 @@ def build_parser() -> argparse.ArgumentParser:
     te.add_argument("--no-zoom", action="store_true", help="detect on whole frames, not the pile's region")
     te.add_argument("--classifier", default="auto",
                     help="face classifier behind the detector: auto (the shipped one), none, or a path")
+    te.add_argument("--seats", type=int, default=0,
+                    help="players round the table (2-10): arms reach in from their seats; scores who played")
     te.set_defaults(func=_track_eval)
 
     rp = sub.add_parser("replay", help="print a journalled game, or export it as JSON")

@@ -32,6 +32,10 @@ def add_app_arguments(p: argparse.ArgumentParser, default_journal: str) -> None:
     g.add_argument("--tournament", action="store_true", help="with --players: an 8-stage tournament")
     g.add_argument("--teaching", action="store_true", help="teaching mode for children")
     g.add_argument("--mute", action="store_true", help="no speech")
+    g.add_argument("--seat-angles", default=None,
+                   help="where the players sit, so the camera names who played each card from the arm's "
+                        "direction: 'even' (the first player at the bottom of the picture, the others clockwise) "
+                        "or one angle per player in degrees (0 right, 90 bottom), e.g. '90,180,270,0'")
     g.add_argument("--language", default="en", choices=["en", "he", "sr", "te", "ur", "gd"],
                    help="what the referee speaks and shows: English, Hebrew, Serbian, Telugu, Urdu or "
                         "Scottish Gaelic (also on the setup screen)")

@@ -167,16 +167,34 @@ class Referee:
 
     # ------------------------------------------------------------ camera
 
-    def card_seen(self, card: Card, t: float | None = None) -> Step | Question:
-        """The tracker saw ``card`` land on the pile."""
+    def card_seen(self, card: Card, t: float | None = None, seat: int | None = None) -> Step | Question:
+        """The tracker saw ``card`` land on the pile; ``seat``: who put it down, when the
+        camera is sure (the arm's direction, vision/seats.py), else None (the turn order).
+
+        With a seat: a Breaker's thrower is named without asking; inside a TAKI run
+        left unclosed, the next player's card continues the run as theirs (the run's
+        player ended the turn without calling, R-CALL-CLOSE, R-TAKI-3); any other
+        player who is not to move played out of turn, and the engine refuses the card
+        ("it is Omer's turn") until it is taken back."""
         s = self.state
         if s.phase.value == "setup":
             return self.submit(Reveal(card), t)
+        if seat is not None and not 0 <= seat < s.n_players:
+            seat = None
         if card.kind is Kind.BREAKER and s.plus3_by is not None:
+            if seat is not None and seat != s.plus3_by:
+                return self.submit(Play(card, None if seat == s.to_move else seat), t)
             seats = tuple(i for i in range(s.n_players) if i != s.plus3_by)
             self.question = Question(card, seats, "Who played the plus three Breaker?")
             return self.question
-        return self.submit(Play(card), t)
+        if seat is None or seat == s.to_move:
+            return self.submit(Play(card), t)
+        if s.run is not None and s.run.seat == s.to_move:
+            ended = apply(s, EndTurn())
+            if ended.legal and ended.state.to_move == seat:  # the next player went on with the run
+                self.submit(EndTurn(), t)
+                return self.submit(Play(card), t)
+        return self.submit(Play(card, seat), t)
 
     def last_card_event(self) -> Play | Reveal | None:
         """The last kept event, when it put a card down: what 'Fix the card' corrects."""

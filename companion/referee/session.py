@@ -19,6 +19,7 @@ import numpy as np
 from ..rules import Card, Color, Play, Step, legal_faces
 from ..rules.events import Event
 from ..rules.rulings import RulingKind, in_words
+from ..vision.seats import SEAT_SURE, SeatMap
 from ..voice import Priority, VoiceWorker, sentences
 from ..voice.catalog import tr, words
 from ..voice.language import Language
@@ -196,6 +197,9 @@ class TableSession:
     voice: VoiceWorker | None = None
     teaching: bool = False
     language: Language = Language.ENGLISH  # what the referee says and shows its rulings in
+    #: where the players sit (their arms' directions from the pile), once known: the
+    #: camera then names who played each card; None: the turn order decides
+    seat_map: SeatMap | None = None
     log: list[LogLine] = field(default_factory=list)
     status: str = ""
     warning: str = ""  # lasting trouble (no journal, no speech): always shown with the status
@@ -323,14 +327,21 @@ class TableSession:
     def submit(self, event: Event) -> Step:
         return self.referee.submit(event)
 
-    def card_seen(self, card: Card, t: float | None = None) -> Step | Question | None:
+    def seat_of(self, ev) -> int | None:  # type: ignore[no-untyped-def]
+        """Who put the card down, when the seats are known and the camera is sure."""
+        if self.seat_map is None or getattr(ev, "reach", None) is None:
+            return None
+        seat, confidence = self.seat_map.seat_for(ev.reach)
+        return seat if confidence >= SEAT_SURE else None
+
+    def card_seen(self, card: Card, t: float | None = None, seat: int | None = None) -> Step | Question | None:
         if self._takeback is not None and card == self.referee.state.top:
             self._takeback = None
             self.status = self._words(THANKS, card=card)
             if self.on_change:
                 self.on_change()
             return None
-        result = self.referee.card_seen(card, t)
+        result = self.referee.card_seen(card, t, seat)
         if isinstance(result, Step) and result.legal:
             self.cards_accepted += 1
         if isinstance(result, Step) and not result.legal:
@@ -391,7 +402,7 @@ class TableSession:
                         self.voice.speak(f"The camera was off. What was played? The {ev.card.spoken} is on top.",
                                          Priority.CALL)
             else:
-                self.card_seen(ev.card, t)
+                self.card_seen(ev.card, t, self.seat_of(ev))
         elif ev.kind is TrackKind.UNREADABLE:
             self.status = self._words(UNREADABLE)
         elif ev.kind is TrackKind.OCCLUDED:

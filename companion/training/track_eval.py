@@ -18,6 +18,7 @@ import numpy as np
 
 from ..rules.cards import Card
 from ..vision.detector import Detection, Detector, RoiDetector
+from ..vision.seats import SEAT_SURE, SeatMap
 from ..vision.tracker import LeadingCardTracker, TrackerConfig, TrackKind
 from ..synth.video import SynthVideo, TrueFrame
 
@@ -69,6 +70,9 @@ class VideoScore:
     same_found: int = 0
     during_hand: int = 0
     latencies: list[float] = field(default_factory=list)
+    seated: int = 0  # matched plays whose seat is known (videos made with seats)
+    seat_right: int = 0  # ... named confidently and right
+    seat_wrong: int = 0  # ... named confidently and wrong (the referee would accuse the wrong player)
 
 
 @dataclass
@@ -94,6 +98,17 @@ class Score:
         return self._sum("same_found") / s if s else 1.0
 
     @property
+    def seat_accuracy(self) -> float:
+        """Plays whose seat was named confidently and right (the rest fall back to the turn order)."""
+        n = self._sum("seated")
+        return self._sum("seat_right") / n if n else float("nan")
+
+    @property
+    def seat_wrong_rate(self) -> float:
+        n = self._sum("seated")
+        return self._sum("seat_wrong") / n if n else float("nan")
+
+    @property
     def median_latency(self) -> float:
         lat = [x for v in self.videos for x in v.latencies]
         return statistics.median(lat) if lat else float("nan")
@@ -104,12 +119,17 @@ class Score:
                 f"events while a hand covered the pile: {self._sum('during_hand')}\n"
                 f"same-face replacements found: {self._sum('same_found')}/{self._sum('same_plays')} "
                 f"({self.same_rate:.3f})\n"
-                f"median latency {self.median_latency:.3f} s")
+                f"median latency {self.median_latency:.3f} s"
+                + (f"\nseat named right {self.seat_accuracy:.4f}, named wrong {self.seat_wrong_rate:.4f} "
+                   f"({self._sum('seated')} plays with seats; the rest fall back to the turn order)"
+                   if self._sum("seated") else ""))
 
 
 def score_video(video: SynthVideo, detector: Detector, config: TrackerConfig | None = None,
-                roi: tuple[float, float, float, float] | None = None, zoom: bool = False) -> VideoScore:
-    """``zoom``: run the detector on the tracker's region of interest (as the app does)."""
+                roi: tuple[float, float, float, float] | None = None, zoom: bool = False,
+                seats: SeatMap | None = None, sure: float = SEAT_SURE) -> VideoScore:
+    """``zoom``: run the detector on the tracker's region of interest (as the app does);
+    ``seats``: where the video's players sit (its plays' seats are scored)."""
     tracker = LeadingCardTracker(config, roi=roi)
     if zoom:
         detector = RoiDetector(detector, tracker)
@@ -132,10 +152,17 @@ def score_video(video: SynthVideo, detector: Detector, config: TrackerConfig | N
             s.matched += 1
             s.same_found += play.same_as_previous
             s.latencies.append((events[j][0] - play.land_frame) / video.fps)
+            if seats is not None and play.seat is not None:
+                s.seated += 1
+                seat, confidence = seats.seat_for(events[j][1].reach)
+                if seat is not None and confidence >= sure:
+                    s.seat_right += seat == play.seat
+                    s.seat_wrong += seat != play.seat
             j += 1
     return s
 
 
 def evaluate(videos: list[SynthVideo], make_detector: Callable[[SynthVideo], Detector],
-             config: TrackerConfig | None = None, zoom: bool = False) -> Score:
-    return Score([score_video(v, make_detector(v), config, zoom=zoom) for v in videos])
+             config: TrackerConfig | None = None, zoom: bool = False, seats: int = 0) -> Score:
+    return Score([score_video(v, make_detector(v), config, zoom=zoom,
+                              seats=SeatMap.evenly(seats) if seats else None) for v in videos])

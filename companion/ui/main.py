@@ -64,6 +64,25 @@ class Controller:
 
         return Language(getattr(self.args, "language", None) or "en")
 
+    def seat_map(self, n_players: int):  # type: ignore[no-untyped-def]
+        """The players' seats from --seat-angles, or None (the turn order decides who played)."""
+        from ..vision.seats import SeatMap
+
+        given = getattr(self.args, "seat_angles", None)
+        if not given:
+            return None
+        if given.strip() == "even":
+            return SeatMap.evenly(n_players)
+        try:
+            angles = tuple(float(a) % 360 for a in given.split(","))
+        except ValueError:
+            print(f"--seat-angles {given!r} is not 'even' or a list of degrees: seats not used")
+            return None
+        if len(angles) != n_players:
+            print(f"--seat-angles gives {len(angles)} seats for {n_players} players: seats not used")
+            return None
+        return SeatMap(angles)
+
     @property
     def threads(self) -> int:
         """The reader's CPU threads (--threads; controllers built in tests may lack it)."""
@@ -246,7 +265,8 @@ class Controller:
             script = load_script()
             ref = Referee.start(script.names, script.first, script.rules, journal=self.journal)
             self.voice = self._voice(language=self.language)
-            s = TableSession(ref, self.voice, teaching=a.teaching, language=self.language)
+            s = TableSession(ref, self.voice, teaching=a.teaching, language=self.language,
+                             seat_map=self.seat_map(len(script.names)))
             s.taps = list(script.taps)
             s.vision = self._vision(s)
             self.session = s
@@ -269,7 +289,8 @@ class Controller:
                 app.root.get_screen("setup").ids.message.text = self.journal_error
             if ref is not None:
                 self.voice = self._voice(language=self.language)
-                s = TableSession(ref, self.voice, teaching=a.teaching, language=self.language)
+                s = TableSession(ref, self.voice, teaching=a.teaching, language=self.language,
+                                 seat_map=self.seat_map(ref.state.n_players))
                 s.status = f"Resumed game {ref.game_id} where it stopped."
                 s.vision = self._vision(s)
                 self.session = s
@@ -313,7 +334,7 @@ class Controller:
 
         language = language or Language.ENGLISH
         self.voice = self._voice(rate, language)
-        s = TableSession(ref, self.voice, teaching=teaching, language=language)
+        s = TableSession(ref, self.voice, teaching=teaching, language=language, seat_map=self.seat_map(len(names)))
         s.vision = self._vision(s)
         self.session = s
         app.use_session(s)

@@ -30,6 +30,7 @@ import numpy as np
 
 from ..rules.cards import Card
 from .detector import Detection
+from .seats import ArmWatcher, Reach
 
 Box = tuple[float, float, float, float]
 
@@ -48,6 +49,7 @@ class TrackEvent:
     card: Card | None = None
     confidence: float = 0.0
     box: Box | None = None
+    reach: Reach | None = None  # PLAYED: the arm that put the card down (seats.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,8 +97,10 @@ class _Settled:
 
 class LeadingCardTracker:
     def __init__(self, config: TrackerConfig | None = None, roi: Box | None = None,
-                 prior: Callable[[], Collection[Card]] | None = None) -> None:
+                 prior: Callable[[], Collection[Card]] | None = None, arms: bool = True) -> None:
         self.config = config or TrackerConfig()
+        #: watches where arms reach in from, so each play can name its seat
+        self.arms: ArmWatcher | None = ArmWatcher() if arms else None
         self.roi = roi
         self.auto_roi = roi is None
         self.prior = prior
@@ -110,6 +114,8 @@ class LeadingCardTracker:
         self._calm = 0
         self._last_read_t: float | None = None
         self._unreadable_said = False
+        self._played_t: float | None = None  # when the last card was seen to land
+        self._first_read: dict[Card, float] = {}  # when each face was first read since the last card
 
     # ------------------------------------------------------------ pieces
 
@@ -189,6 +195,8 @@ class LeadingCardTracker:
         cfg = self.config
         out: list[TrackEvent] = []
         gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+        if self.arms is not None:
+            self.arms.update(image, t)
         reading = self._read(detections)
         self.last_reading = reading
         motion = self._motion(self._motion_map(gray), image.shape, reading)
@@ -206,6 +214,8 @@ class LeadingCardTracker:
             return out
         self._readings.append(reading.card if reading else None)
         if reading is not None:
+            self._first_read.setdefault(reading.card, t)  # when each face was first read since the last card
+        if reading is not None:
             self._boxes.append(reading)
             self._last_read_t, self._unreadable_said = t, False
         elif self._last_read_t is not None and t - self._last_read_t > cfg.unreadable_s and not self._unreadable_said:
@@ -213,11 +223,23 @@ class LeadingCardTracker:
             out.append(TrackEvent(TrackKind.UNREADABLE, t))
         if reading is None or sum(c == reading.card for c in self._readings) < cfg.frames_on:
             return out
+        before = self.settled.card if self.settled is not None else None
         played = self._decide(reading, gray)
         if played:
-            out.append(TrackEvent(TrackKind.PLAYED, t, reading.card, reading.confidence, reading.box))
+            # the arm that put it down left before the card could be read: a hand that
+            # hovered over the pile after that (delaying this event) is not the player
+            # (a card like the one before was lying there all along: its arm is the last one)
+            seen_at = t if reading.card == before else self._first_read.get(reading.card, t)
+            reach = self.arms.reach_before(seen_at, since=self._played_t) if self.arms is not None else None
+            self._played_t = t
+            self._first_read = {}
+            out.append(TrackEvent(TrackKind.PLAYED, t, reading.card, reading.confidence, reading.box, reach))
             if self.auto_roi and self.roi is None:
                 self._set_roi(reading.box, image.shape)
+            if self.arms is not None:  # the pile is where the cards land: arms reach towards it
+                h, w = image.shape[:2]
+                b = reading.box
+                self.arms.pile = ((b[0] + b[2]) / 2 / w, (b[1] + b[3]) / 2 / h)
         return out
 
     def _decide(self, reading: Detection, gray: np.ndarray) -> bool:
