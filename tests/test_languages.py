@@ -120,7 +120,7 @@ def test_every_refusal_of_the_engine_has_wording() -> None:
 def test_a_real_game_is_said_in_every_language_with_the_rule_books_card_names() -> None:
     g = apply(new_game(["Dana", "Omer", "Noa"]), Reveal(C("R5"))).state
     stack = apply(g, Play(C("R+2")))
-    said = {lang: [t for t, _ in sentences(stack, lang=lang)] for lang in Language}
+    said = {lang: [s.text for s in sentences(stack, lang=lang)] for lang in Language}
     assert said[Language.ENGLISH] == ["Omer: plus two or King, or draw two."]
     assert said[Language.HEBREW] == ["Omer: פלוס שתיים או מלך, או לקחת שני קלפים."]
     assert said[Language.SERBIAN] == ["Omer: плус два или Кинг, или вуци две карте."]

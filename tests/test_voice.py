@@ -77,10 +77,24 @@ def test_penalties_jump_the_queue_and_stale_instructions_are_dropped() -> None:
     voice.speak("Omer, draw two.", Priority.PENALTY)
     voice.speak("Noa is skipped.", Priority.INSTRUCTION)
     assert voice.wait(5)
-    # the penalty cut the call off; the call is said again after it; the stale ones never
+    # the penalty cut the call off; the call, like the rest said before the card, is stale now
     assert speaker.cut == ["The red 5 leads. Dana starts."]
-    assert speaker.said == ["Omer, draw two.", "The red 5 leads. Dana starts.", "Noa is skipped."]
+    assert speaker.said == ["Omer, draw two.", "Noa is skipped."]
     assert [d.split(": ", 1)[0] for d in voice.dropped] == ["stale", "stale"]
+
+
+def test_a_cut_call_is_said_again_while_it_still_holds_and_a_win_always() -> None:
+    speaker = RecordingSpeaker(seconds=0.3)
+    voice = VoiceWorker(speaker, max_backlog_s=60)
+    _hold(speaker, voice, "Omer, choose a colour.")
+    voice.speak("Dana, draw four: no last-card call.", Priority.PENALTY)  # same moment: the call holds
+    assert voice.wait(5)
+    assert speaker.said == ["Dana, draw four: no last-card call.", "Omer, choose a colour."]
+    voice.advance(2)  # both queued at an earlier moment: only the lasting one is said
+    voice.speak("The colour is blue.", Priority.CALL, epoch=1)
+    voice.speak("Dana wins the game!", Priority.CALL, epoch=1, lasting=True)
+    assert voice.wait(5)
+    assert speaker.said[2:] == ["Dana wins the game!"]
 
 
 def test_a_new_penalty_cuts_a_long_hint() -> None:
@@ -119,19 +133,19 @@ def test_every_sentence_is_whole_with_numbers_in_words() -> None:
     C = Card.from_code
     g = apply(new_game(["Dana", "Omer", "Noa"]), Reveal(C("R5"))).state  # the first card turned up
     step = apply(g, CorrectCount(0, 1))
-    assert [t for t, _ in sentences(step)] == ["Dana now holds one card."]  # not "one cards"
-    assert [t for t, _ in sentences(apply(g, CorrectCount(0, 3)))] == ["Dana now holds three cards."]
+    assert [s.text for s in sentences(step)] == ["Dana now holds one card."]  # not "one cards"
+    assert [s.text for s in sentences(apply(g, CorrectCount(0, 3)))] == ["Dana now holds three cards."]
     g2 = apply(apply(g, CorrectCount(0, 2)).state, Play(C("R7"))).state
     said = sentences(apply(g2, Draw()))  # Omer moves on; Dana had not called last card
-    assert said[0] == ("Dana, draw four: no last-card call.", Priority.PENALTY)
-    for text, _ in said:
+    assert said[0][:2] == ("Dana, draw four: no last-card call.", Priority.PENALTY)
+    for text, *_ in said:
         assert text.count(".") + text.count("!") + text.count("?") >= 1 and text[-1] in ".!?"
     plus = apply(apply(g, CorrectCount(0, 1)).state, Play(C("RPLUS")))  # Dana's last card is a Plus
-    spoken = [t for t, _ in sentences(plus)]
+    spoken = [s.text for s in sentences(plus)]
     assert "Dana, nobody finishes on a Plus: draw a card." in spoken
     assert not any("play another card" in t for t in spoken)
     stack = apply(g, Play(C("R+2")))
-    assert ("Omer: plus two or King, or draw two.", Priority.INSTRUCTION) in sentences(stack)
+    assert ("Omer: plus two or King, or draw two.", Priority.INSTRUCTION) in [s[:2] for s in sentences(stack)]
     assert whole_sentence("a breaker played against no plus three") == "A breaker played against no plus three."
 
 
@@ -143,7 +157,7 @@ def test_an_out_of_turn_breaker_says_whose_turn_it_is() -> None:
     g = apply(new_game(["Dana", "Omer", "Noa"]), Reveal(C("R5"))).state
     g = apply(g, Play(C("+3"))).state  # Dana throws a +3: everyone else draws three unless broken
     step = apply(g, Play(C("BREAKER"), 2))  # Noa breaks it from across the table
-    spoken = [t for t, _ in sentences(step)]
+    spoken = [s.text for s in sentences(step)]
     assert spoken[0] == "Broken! Dana, draw three."
     assert spoken[-1].endswith("your turn.")
 
@@ -176,3 +190,52 @@ def test_no_audio_output_is_said_once_and_a_penalty_cuts_playback(tmp_path: Path
     t0 = time.monotonic()
     speaker.say("Dana, match the green 7: a green card, the same symbol or any colourless card.")
     assert time.monotonic() - t0 < 10 and os.path.exists(str(slow))  # stopped, not the 30 s
+
+
+def test_a_plus_three_settled_replaces_its_announcement() -> None:
+    """D-PLUS3-2 / R-BREAK-1: "Broken! Dana, draw three." says all the +3 window said,
+    so it cuts the window's sentence off rather than waiting for its end."""
+    from companion.rules import Play, Reveal, apply, new_game
+    from companion.rules.cards import Card
+
+    C = Card.from_code
+    g = apply(new_game(["Dana", "Omer", "Noa"]), Reveal(C("R5"))).state
+    thrown = apply(g, Play(C("+3")))
+    window = sentences(thrown)
+    assert [(s.priority, s.topic) for s in window if "Plus three" in s.text] == [(Priority.PENALTY, "plus3")]
+    broken = sentences(apply(thrown.state, Play(C("BREAKER"), 2)))
+    assert broken[0].supersedes == "plus3" and broken[0].text.startswith("Broken!")
+
+    speaker = RecordingSpeaker(seconds=1.5)
+    voice = VoiceWorker(speaker)
+    voice.speak_all(window)
+    assert speaker.busy.wait(2)
+    voice.speak_all(broken)
+    assert voice.wait(4)  # 1.5 s each for the Breaker's two sentences, nothing of the window's rest
+    assert speaker.cut == [window[0].text]
+    assert speaker.said == [s.text for s in broken]
+
+    queued = VoiceWorker(RecordingSpeaker(seconds=1.0))
+    _hold(queued.speaker, queued, "Omer, choose a colour.")  # type: ignore[arg-type]
+    queued.speak_all(window)  # still waiting when the +3 is settled: never said at all
+    queued.speak_all(broken)
+    assert queued.wait(6)
+    assert window[0].text not in queued.speaker.said  # type: ignore[attr-defined]
+    assert any(d.startswith("superseded") for d in queued.dropped)
+    voice.stop(), queued.stop()
+
+
+def test_one_cards_penalties_are_one_announcement() -> None:
+    """R-BREAK-2 and R-CALL-LAST on one card: both said in one utterance that starts at
+    once, not the second queued as news behind the first."""
+    from companion.rules import CorrectCount, Play, Reveal, apply, new_game
+    from companion.rules.cards import Card
+
+    C = Card.from_code
+    g = apply(new_game(["Dana", "Omer", "Noa"]), Reveal(C("R5"))).state
+    g = apply(apply(g, CorrectCount(0, 2)).state, Play(C("R7"))).state  # Dana down to one, no call
+    said = sentences(apply(g, Play(C("BREAKER"))))  # Omer plays a Breaker against no +3
+    penalties = [s for s in said if s.priority == Priority.PENALTY]
+    assert len(penalties) == 1
+    assert "Dana, draw four: no last-card call." in penalties[0].text
+    assert "Omer, draw three: no plus three to break." in penalties[0].text

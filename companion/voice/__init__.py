@@ -2,7 +2,7 @@
 
 from .speakers import NullSpeaker, Pyttsx3Speaker, RecordingSpeaker, Speaker, SpeechUnavailable
 from .wording import sentences
-from .worker import Priority, VoiceWorker
+from .worker import Line, Priority, VoiceWorker
 
 __all__ = ["NullSpeaker", "Pyttsx3Speaker", "RecordingSpeaker", "Speaker", "SpeechUnavailable",
-           "VoiceWorker", "Priority", "sentences"]
+           "VoiceWorker", "Priority", "Line", "sentences"]

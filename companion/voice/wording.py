@@ -14,7 +14,7 @@ from ..rules.cards import Card, Color
 from ..rules.rulings import Ruling, RulingKind as K
 from .catalog import Words, tr, trn, words
 from .language import Language
-from .worker import Priority
+from .worker import Line, Priority
 
 #: The table can see these happen; saying them every time would drown the rest.
 QUIET = frozenset({K.PLAYED, K.TURN})
@@ -202,11 +202,46 @@ def sentence(r: Ruling, teaching: bool = False, lang: Language = Language.ENGLIS
     return say(r, w)
 
 
-def sentences(step: Step, teaching: bool = False,
-              lang: Language = Language.ENGLISH) -> list[tuple[str, Priority]]:
-    """The sentences to speak for one step, each with its urgency, in order."""
+#: The rulings that settle a waiting +3 (drawn by everyone, or broken): they say all
+#: the window's sentence said, so they replace it if it is still being spoken.
+_SETTLES_PLUS3 = frozenset({"R-PLUS3-1", "R-BREAK-1"})
+
+
+#: Calls still worth saying after the game has moved on (others are stale by then).
+_LASTING = frozenset({K.WIN, K.TOURNAMENT_WIN, K.RESHUFFLE, K.PILE_EMPTY, K.CARD_CORRECTED,
+                      K.COUNT_CORRECTED})
+
+
+def _line(text: str, r: Ruling) -> Line:
+    p = priority(r)
+    if r.kind in _LASTING:
+        return Line(text, p, lasting=True)
+    if r.kind is K.PLUS3_WINDOW:
+        return Line(text, p, topic="plus3")
+    if r.kind is K.PLUS3_BROKEN or (r.kind in (K.DRAW, K.PENALTY) and r.rule in _SETTLES_PLUS3):
+        return Line(text, p, supersedes="plus3")
+    return Line(text, p)
+
+
+def _merge_penalties(lines: list[Line]) -> list[Line]:
+    """A card's penalties as one utterance, so the second is not queued behind the
+    first as news of its own (one card, one announcement, said at once)."""
+    out: list[Line] = []
+    for line in lines:
+        prev = out[-1] if out else None
+        if prev is not None and prev.priority == line.priority == Priority.PENALTY:
+            out[-1] = Line(f"{prev.text} {line.text}", Priority.PENALTY, prev.topic or line.topic,
+                           prev.supersedes or line.supersedes)
+        else:
+            out.append(line)
+    return out
+
+
+def sentences(step: Step, teaching: bool = False, lang: Language = Language.ENGLISH) -> list[Line]:
+    """The sentences to speak for one step, each with its urgency (and what it is
+    about), in order; a step's penalties come as one line."""
     w = words(lang)
-    out: list[tuple[str, Priority]] = []
+    out: list[Line] = []
     rulings = list(step.rulings)
     i = 0
     while i < len(rulings):
@@ -219,14 +254,14 @@ def sentences(step: Step, teaching: bool = False,
         i += len(group)
         if len(group) > 1:
             names = [g.name for g in group]
-            out.append((w.plural(trn("{names} and {last}, draw {count} each.",
-                                     "{names} and {last}, draw {count} each."), r.n,
-                                 names=w(tr(", ")).join(names[:-1]), last=names[-1]), priority(r)))
+            out.append(_line(w.plural(trn("{names} and {last}, draw {count} each.",
+                                          "{names} and {last}, draw {count} each."), r.n,
+                                      names=w(tr(", ")).join(names[:-1]), last=names[-1]), r))
             continue
         s = sentence(r, teaching, lang)
         if s:
-            out.append((s, priority(r)))
+            out.append(_line(s, r))
     if any(r.kind is K.PLUS3_BROKEN for r in step.rulings) and not step.state.is_over:
         st = step.state  # an out-of-turn play: nobody would know whose turn it is now
-        out.append((w(tr("{name}, your turn."), name=st.names[st.to_move]), Priority.CALL))
-    return out
+        out.append(Line(w(tr("{name}, your turn."), name=st.names[st.to_move]), Priority.CALL))
+    return _merge_penalties(out)

@@ -4,14 +4,18 @@ Why a priority queue: a penalty heard eight seconds late, after the next player 
 moved, teaches a child nothing. So:
 
 - penalties and calls ("Omer, draw two") jump ahead of instructions and hints;
-- an instruction or hint whose moment has passed (the game moved on since it was
-  queued) is dropped when its turn comes; penalties are never dropped;
+- a call, instruction or hint whose moment has passed (the game moved on since it
+  was queued: "The red 9 leads" once Dana has played) is dropped when its turn
+  comes; penalties, and lasting calls (a win, a reshuffle, a correction), are never;
 - the queue never holds more than ``max_backlog_s`` of speech: the least urgent
   sentences go first;
 - a new penalty cuts off the sentence being spoken, unless it is a penalty too
   (speakers that can stop: :class:`~companion.voice.speakers.Pyttsx3Speaker` kills
   its player); a cut call ("choose a colour") is said again after it, a cut
-  instruction or hint is not.
+  instruction or hint is not;
+- news that settles an earlier penalty (a +3 broken, or drawn by everyone) replaces
+  it: a :class:`Line` that ``supersedes`` a topic cuts that topic's sentence if it is
+  being spoken and drops it if it is still waiting, as the new sentence says it all.
 
 ``speak`` only enqueues, so the UI thread never waits on audio. If the speaker
 fails (no engine, no audio output), ``error`` holds the message for the screen and
@@ -27,6 +31,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from .speakers import Speaker, SpeechUnavailable
 
@@ -45,6 +50,20 @@ def speech_seconds(text: str) -> float:
     return 0.3 + SECONDS_PER_WORD * len(text.split())
 
 
+class Line(NamedTuple):
+    """One sentence to say: its words, how urgent, and what it is about.
+
+    ``topic`` names what a sentence announces (``"plus3"``: a +3 waiting to be
+    answered); ``supersedes`` names the topic a sentence settles, whose older
+    sentences are then cut or dropped."""
+
+    text: str
+    priority: Priority = Priority.INSTRUCTION
+    topic: str | None = None
+    supersedes: str | None = None
+    lasting: bool = False  # a call worth saying even after the game moved on
+
+
 @dataclass(order=True)
 class Utterance:
     priority: int
@@ -52,6 +71,8 @@ class Utterance:
     text: str = field(compare=False)
     epoch: int = field(compare=False, default=0)  # the game's progress when queued
     queued_at: float = field(compare=False, default=0.0)
+    topic: str | None = field(compare=False, default=None)
+    lasting: bool = field(compare=False, default=False)
 
 
 class VoiceWorker:
@@ -78,25 +99,38 @@ class VoiceWorker:
 
     # ------------------------------------------------------------ from the UI thread
 
-    def speak(self, text: str, priority: Priority = Priority.INSTRUCTION, epoch: int | None = None) -> None:
+    def speak(self, text: str, priority: Priority = Priority.INSTRUCTION, epoch: int | None = None,
+              topic: str | None = None, supersedes: str | None = None, lasting: bool = False) -> None:
         if self.muted or self.error is not None or not text:
             return
         with self._cv:
             u = Utterance(int(priority), next(self._order), text, self.epoch if epoch is None else epoch,
-                          self.clock())
+                          self.clock(), topic, lasting)
+            now = self._speaking
+            if supersedes is not None:
+                old = [q for q in self._heap if q.topic == supersedes]
+                if old:
+                    self._heap = [q for q in self._heap if q.topic != supersedes]
+                    heapq.heapify(self._heap)
+                    self.dropped += [f"superseded: {q.text}" for q in old]
+                if now is not None and now.topic == supersedes:
+                    self.dropped.append(f"cut, superseded: {now.text}")
+                    self._interrupt()
+                    now = None
             heapq.heappush(self._heap, u)
             self._trim()
-            now = self._speaking
             if now is not None and priority == Priority.PENALTY and now.priority >= Priority.CALL:
-                if now.priority == Priority.CALL:  # a call is said again after the penalty
+                if now.priority == Priority.CALL and not self._stale(now):  # said again after the penalty
                     heapq.heappush(self._heap, Utterance(now.priority, next(self._order), now.text,
-                                                         now.epoch, now.queued_at))
+                                                         now.epoch, now.queued_at, now.topic, now.lasting))
                 self._interrupt()
             self._cv.notify()
 
-    def speak_all(self, texts: list[str] | list[tuple[str, Priority]]) -> None:
+    def speak_all(self, texts: list[str] | list[Line] | list[tuple[str, Priority]]) -> None:
         for t in texts:
-            if isinstance(t, tuple):
+            if isinstance(t, Line):
+                self.speak(t.text, t.priority, topic=t.topic, supersedes=t.supersedes, lasting=t.lasting)
+            elif isinstance(t, tuple):
                 self.speak(t[0], t[1])
             else:
                 self.speak(t)
@@ -105,6 +139,11 @@ class VoiceWorker:
         """The game moved on: instructions queued before ``epoch`` are stale."""
         with self._cv:
             self.epoch = max(self.epoch, epoch)
+            stale = [u for u in self._heap if self._stale(u)]
+            if stale:  # gone at once, so the backlog counts only what will be said
+                self._heap = [u for u in self._heap if not self._stale(u)]
+                heapq.heapify(self._heap)
+                self.dropped += [f"stale: {u.text}" for u in stale]
 
     def backlog_seconds(self) -> float:
         with self._cv:
@@ -134,6 +173,9 @@ class VoiceWorker:
         if callable(stop):
             stop()
 
+    def _stale(self, u: Utterance) -> bool:
+        return u.priority >= Priority.CALL and not u.lasting and u.epoch < self.epoch
+
     def _trim(self) -> None:
         """Keep at most ``max_backlog_s`` of speech: drop the least urgent, newest first."""
         while len(self._heap) > 1 and sum(speech_seconds(u.text) for u in self._heap) > self.max_backlog_s:
@@ -152,7 +194,7 @@ class VoiceWorker:
                     return None
                 while self._heap:
                     u = heapq.heappop(self._heap)
-                    if u.priority >= Priority.INSTRUCTION and u.epoch < self.epoch:
+                    if self._stale(u):
                         self.dropped.append(f"stale: {u.text}")
                         continue
                     if self.muted or self.error is not None:
