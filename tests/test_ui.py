@@ -331,3 +331,19 @@ def test_the_kiosk_reads_right_to_left_with_every_letter_drawn(tmp_path: Path, l
     direction = _ocr_lang(crop(shot, dump["direction_rect"], dump["window"]), tmp_path, ocr_lang)
     assert direction.strip("() ") in ("עם כיוון השעון (שמאלה", "گھڑی کی سمت (بائیں"), direction
     assert "Omer" not in dump["history"] and dump["history"], dump["history"]  # the rulings are translated
+
+
+@needs_x
+def test_popups_speak_the_kiosks_language(tmp_path: Path) -> None:
+    """Issue 13: the count popup and the card picker are in Serbian with the Serbian
+    card names, not English, once the kiosk is set to Serbian."""
+    script = _script(tmp_path, [[1.0, "enter_card"], [1.5, "pick", "R5"], [2.0, "fix_card"], [2.5, "close"],
+                                [3.0, "fix_count"], [3.5, "type_count", 0, 5]])
+    dump, _ = run_app(tmp_path, "--no-camera", "--players", "Dana,Omer,Noa", "--language", "sr",
+                      "--ui-script", script, seconds=4.5)
+    (popup,) = dump["popups"]
+    assert popup["title"] == "Исправи број карата у руци"
+    assert "Постави" in popup["texts"] and "Готово" in popup["texts"]
+    assert "Dana now holds 5 cards" not in " ".join(popup["texts"])
+    assert any(t.startswith("Dana") and "5" in t for t in popup["texts"]), popup["texts"]  # the count set
+    assert not any(t in ("Set", "Done", "Close") for t in popup["texts"])

@@ -159,16 +159,17 @@ class TableScreen(Screen):
         s = app.session.referee.state
         q = question or app.session.referee.question
         box = BoxLayout(orientation="vertical", spacing=8, padding=8)
-        box.add_widget(Label(text=q.text if q else "No card is waiting for an owner.", font_size="22sp"))
-        popup = Popup(title="Who played that?", content=box, size_hint=(0.7, 0.6))
+        loc = _loc()
+        box.add_widget(Label(text=loc(q.text) if q else loc(L.NO_OWNER), font_size="22sp"))
+        popup = Popup(title=loc(L.WHO_TITLE), content=box, size_hint=(0.7, 0.6))
         if q:
             row = BoxLayout(spacing=6)
             for seat in q.seats:
-                b = Button(text=s.names[seat], font_size="24sp")
+                b = Button(text=loc.text(s.names[seat]), font_size="24sp")
                 b.bind(on_release=lambda _b, seat=seat: (self.tap("answer", seat), popup.dismiss()))
                 row.add_widget(b)
             box.add_widget(row)
-        close = Button(text="Close", size_hint_y=0.3)
+        close = Button(text=loc(L.CLOSE), size_hint_y=0.3)
         close.bind(on_release=popup.dismiss)
         box.add_widget(close)
         popup.open()
@@ -177,23 +178,24 @@ class TableScreen(Screen):
         app = App.get_running_app()
         s = app.session.referee.state
         box = BoxLayout(orientation="vertical", spacing=6, padding=8)
-        popup = Popup(title="Correct a hand count", content=box, size_hint=(0.8, 0.8))
+        loc = _loc()
+        popup = Popup(title=loc(L.COUNT_TITLE), content=box, size_hint=(0.8, 0.8))
         self._count_fields: dict[int, tuple[TextInput, Button]] = {}
-        note = Label(text="Type the number of cards in the hand, then Set.", font_size="18sp",
+        note = Label(text=loc(L.COUNT_NOTE), font_size="18sp",
                      color=(1, 0.85, 0.4, 1), size_hint_y=0.4)
         box.add_widget(note)
         for seat, name in enumerate(s.names):
             row = BoxLayout(spacing=6)
-            row.add_widget(Label(text=name, font_size="22sp"))
+            row.add_widget(Label(text=loc.text(name), font_size="22sp"))
             field = TextInput(text=str(s.counts[seat]), input_filter="int", multiline=False, font_size="22sp")
             row.add_widget(field)
-            ok = Button(text="Set", font_size="22sp")
+            ok = Button(text=loc(L.SET), font_size="22sp")
             # The text goes as typed: the session refuses "-" or "" with a message.
             ok.bind(on_release=lambda _b, seat=seat, field=field: self._set_count(seat, field.text, note))
             row.add_widget(ok)
             self._count_fields[seat] = (field, ok)
             box.add_widget(row)
-        close = Button(text="Done", font_size="22sp")
+        close = Button(text=loc(L.DONE), font_size="22sp")
         close.bind(on_release=popup.dismiss)
         box.add_widget(close)
         popup.open()
@@ -205,8 +207,9 @@ class TableScreen(Screen):
         if app.session is None:
             return
         step = app.session.tap("correct", seat, text)
-        note.text = app.session.status if step is None else f"{app.session.referee.state.names[seat]} now holds " \
-            f"{app.session.referee.state.counts[seat]}."
+        st = app.session.referee.state
+        note.text = app.session.status if step is None else \
+            _loc().plural(L.NOW_HOLDS, st.counts[seat], name=st.names[seat])
         app.refresh()
 
     def offer_save(self) -> None:
@@ -219,15 +222,16 @@ class TableScreen(Screen):
         default = str(Path(app.controller.args.export_dir).expanduser().resolve()
                       / time.strftime("taki-game-%Y%m%d-%H%M%S.db"))
         box = BoxLayout(orientation="vertical", spacing=8, padding=8)
-        note = Label(text=f"{problem}.\nThe game goes on. Save it to another file?", font_size="20sp",
+        loc = _loc()
+        note = Label(text=loc(L.UNSAVED_NOTE, problem=problem), font_size="20sp",
                      halign="center", text_size=(Window.width * 0.7, None))
         box.add_widget(note)
         path = TextInput(text=default, multiline=False, font_size="20sp", size_hint_y=None, height=48)
         box.add_widget(path)
         row = BoxLayout(spacing=8, size_hint_y=0.5)
-        save, later = Button(text="Save there", font_size="22sp"), Button(text="Keep playing unsaved",
-                                                                         font_size="22sp")
-        popup = Popup(title="The game is not being saved", content=box, size_hint=(0.8, 0.7))
+        save, later = Button(text=loc(L.SAVE_THERE), font_size="22sp"), Button(text=loc(L.KEEP_UNSAVED),
+                                                                                font_size="22sp")
+        popup = Popup(title=loc(L.UNSAVED_TITLE), content=box, size_hint=(0.8, 0.7))
 
         def do_save(_b: Any) -> None:
             said = app.session.save_elsewhere(path.text.strip())
@@ -252,13 +256,14 @@ class TableScreen(Screen):
         if card is None or getattr(self, "_missed_popup", None) is not None:
             return
         box = BoxLayout(orientation="vertical", spacing=8, padding=8)
-        box.add_widget(Label(text=f"The camera was off. Now the {card.spoken} is on top.\n"
-                                  "What was played while it was off?", font_size="22sp", halign="center"))
-        popup = Popup(title="The camera missed something", content=box, size_hint=(0.75, 0.6),
+        loc = _loc()
+        named = loc.words.card(card)
+        box.add_widget(Label(text=loc(L.MISSED_NOTE, card=named), font_size="22sp", halign="center"))
+        popup = Popup(title=loc(L.MISSED_TITLE), content=box, size_hint=(0.75, 0.6),
                       auto_dismiss=False)
         row = BoxLayout(spacing=8)
-        only = Button(text=f"Only the\n{card.spoken}", font_size="22sp", halign="center")
-        enter = Button(text="Enter the cards\none by one", font_size="22sp", halign="center")
+        only = Button(text=loc(L.ONLY_THE, card=named), font_size="22sp", halign="center")
+        enter = Button(text=loc(L.ONE_BY_ONE), font_size="22sp", halign="center")
         only.bind(on_release=lambda _b: (popup.dismiss(), self.tap("only_that")))
         enter.bind(on_release=lambda _b: (popup.dismiss(), self.enter_card()))
         row.add_widget(only)
@@ -274,9 +279,9 @@ class TableScreen(Screen):
         if app.session is None:
             return
         st = app.session.referee.state
-        title = "Which card was turned up first?" if st.phase.value == "setup" else "Which card was put down?"
-        self._open_picker(title, "Tap the card now on top of the pile. Bright ones can be played now.", st,
-                          lambda card: self.tap("card", card))
+        loc = _loc()
+        title = loc(L.PICK_FIRST) if st.phase.value == "setup" else loc(L.PICK_PUT)
+        self._open_picker(title, loc(L.PICK_NOTE), st, lambda card: self.tap("card", card))
 
     def fix_card(self) -> None:
         """The camera misread the last card: pick the card it really was."""
@@ -286,11 +291,11 @@ class TableScreen(Screen):
         r = app.session.referee
         last = r.last_card_event()
         if last is None:
-            app.session.status = "No card to fix: the last thing that happened was not a card put down."
+            app.session.status = _loc().words(L.NO_FIX)
             app.refresh()
             return
-        self._open_picker(f"Not the {last.card.spoken}? Which card was it?",
-                          "Tap the card really on top of the pile: it replaces the misread one.",
+        loc = _loc()
+        self._open_picker(loc(L.FIX_TITLE, card=loc.words.card(last.card)), loc(L.FIX_NOTE),
                           r.history[-1], lambda card: self.tap("fix", card))
 
     def _open_picker(self, title: str, note: str, state: Any, on_pick: Any) -> None:
@@ -613,6 +618,7 @@ class TakiApp(App):
             "picker": {"title": picker.title, "faces": [c for c in picker.buttons],
                        "first_rect": rect(next(iter(picker.buttons.values())))} if shown else None,
             "window": [Window.width, Window.height],
+            "popups": [_popup_texts(w) for w in Window.children if isinstance(w, Popup)],
             "turn": ids.turn.text, "turn_rect": rect(ids.turn),
             "direction": ids.direction.text, "direction_rect": rect(ids.direction),
             "ring_rect": rect(ids.ring), "lead_rect": rect(ids.lead), "lead": ids.lead_name.text,
@@ -654,6 +660,17 @@ def save_screenshot(path: str) -> str:
     if made and made != path:
         Path(made).replace(path)
     return path
+
+
+def _popup_texts(popup: Popup) -> dict[str, Any]:
+    """An open popup's title and every text on it (labels and buttons)."""
+    texts, stack = [], [popup.content]
+    while stack:
+        w = stack.pop()
+        stack.extend(reversed(w.children))
+        if isinstance(w, Label):
+            texts.append(w.text)
+    return {"title": popup.title, "texts": texts}
 
 
 def dump_json(app: TakiApp, path: str) -> None:
