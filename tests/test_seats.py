@@ -122,3 +122,20 @@ def test_the_session_only_trusts_a_sure_seat() -> None:
     unsure = TrackEvent(TrackKind.PLAYED, 1.0, C("R5"), 0.9, None, Reach(210.0, 0.5, 1.0))
     assert s.seat_of(sure) == 1 and s.seat_of(unsure) is None
     assert TableSession(Referee(new_game(["Dana", "Omer"]))).seat_of(sure) is None  # no seats known
+
+
+def test_seats_placed_in_the_session_are_used_and_journalled(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Seat calibration round trip: placed on the ring, used for the next card's reach,
+    kept in the journal; a wrong number of seats changes nothing."""
+    from companion.referee.session import TableSession
+    from companion.store.journal import Journal
+    from companion.vision.tracker import TrackEvent, TrackKind
+
+    journal = Journal(tmp_path / "j.db")
+    s = TableSession(Referee.start(["Dana", "Omer", "Noa"], journal=journal))
+    reach = TrackEvent(TrackKind.PLAYED, 1.0, C("R5"), 0.9, None, Reach(200.0, 1.0, 1.0))
+    assert s.seat_of(reach) is None
+    assert s.place_seats([90.0]) == "Place one seat for each player." and s.seat_map is None
+    assert s.place_seats([90.0, 200.0, 330.0]).startswith("Seats placed")
+    assert s.seat_of(reach) == 1
+    assert journal.seats(s.referee.game_id) == (90.0, 200.0, 330.0)

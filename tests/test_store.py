@@ -315,3 +315,16 @@ def test_a_journal_path_that_is_a_folder_or_cannot_be_made_is_refused(tmp_path: 
     blocker.write_text("x")
     with pytest.raises(JournalError, match="cannot be made"):
         Journal(blocker / "sub" / "journal.db")
+
+
+def test_seats_are_kept_with_their_game(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Issue 14: the seats placed for a game come back with it (and only with it)."""
+    from companion.store.journal import Journal
+
+    with Journal(tmp_path / "j.db") as j:
+        a = j.new_game(["Dana", "Omer", "Noa"])
+        b = j.new_game(["Eli", "Noa"])
+        j.set_seats(a, (90.0, 210.0, 330.004))
+    with Journal(tmp_path / "j.db") as j:
+        assert j.seats(a) == (90.0, 210.0, 330.0)
+        assert j.seats(b) is None

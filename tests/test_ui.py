@@ -347,3 +347,30 @@ def test_popups_speak_the_kiosks_language(tmp_path: Path) -> None:
     assert "Dana now holds 5 cards" not in " ".join(popup["texts"])
     assert any(t.startswith("Dana") and "5" in t for t in popup["texts"]), popup["texts"]  # the count set
     assert not any(t in ("Set", "Done", "Close") for t in popup["texts"])
+
+
+@needs_x
+def test_seats_are_placed_on_the_ring_shown_where_they_sit_and_kept_with_the_game(tmp_path: Path) -> None:
+    """Issue 14: 'Seats', then a tap on the ring for each player in turn; the names are
+    drawn where they sit, the camera path uses the seats, and a resumed game has them."""
+    script = _script(tmp_path, [[1.0, "enter_card"], [1.5, "pick", "R5"], [2.0, "place_seats"],
+                                [2.3, "tap_ring", 90], [2.6, "tap_ring", 210], [2.9, "tap_ring", 330]])
+    dump, _ = run_app(tmp_path, "--no-camera", "--players", "Dana,Omer,Noa", "--ui-script", script, seconds=3.5)
+    assert dump["seats"] == [90.0, 210.0, 330.0]
+    assert dump["status"].startswith("Seats placed")
+    cx, cy = dump["ring_center"]
+    where = {name: (x - cx, y - cy) for name, x, y in dump["ring_names"]}
+    assert where["Dana"][1] < -20 and abs(where["Dana"][0]) < 5  # 90: the bottom of the camera's picture
+    assert where["Omer"][0] < -20 and where["Omer"][1] > 10  # 210: upper left (screen y points up)
+    assert where["Noa"][0] > 20 and where["Noa"][1] > 10
+    again, _ = run_app(tmp_path, "--no-camera", seconds=2)  # the unfinished game resumed from the journal
+    assert again["seats"] == [90.0, 210.0, 330.0]
+
+
+@needs_x
+def test_placing_seats_asks_for_each_player_in_turn(tmp_path: Path) -> None:
+    script = _script(tmp_path, [[1.0, "enter_card"], [1.5, "pick", "R5"], [2.0, "place_seats"],
+                                [2.3, "tap_ring", 90]])
+    dump, _ = run_app(tmp_path, "--no-camera", "--players", "Dana,Omer,Noa", "--ui-script", script, seconds=3)
+    assert dump["seats"] is None  # not used until every player has a seat
+    assert "Omer sits" in dump["status"]

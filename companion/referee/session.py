@@ -28,6 +28,8 @@ from .loop import Question, Referee, RefereeError
 
 TAKE_BACK = tr("Take the {card} back.")
 THANKS = tr("Thank you: the {card} leads again.")
+SEATS_PLACED = tr("Seats placed: the camera now tells who played each card.")
+SEATS_WRONG = tr("Place one seat for each player.")
 CAMERA_LOST = tr("Camera lost: reconnecting. The game is kept.")
 VIDEO_ENDED = tr("The video has ended.")
 UNREADABLE = tr("I cannot read the leading card: is it in view and lit?")
@@ -326,6 +328,27 @@ class TableSession:
 
     def submit(self, event: Event) -> Step:
         return self.referee.submit(event)
+
+    def place_seats(self, angles: tuple[float, ...] | list[float]) -> str:
+        """The players' seats as placed round the table (degrees from the pile, as the
+        camera sees it, in seat order): used from now on and kept in the journal.
+        Returns what to show."""
+        n = self.referee.state.n_players
+        if len(angles) != n:
+            return self._words(SEATS_WRONG)
+        from ..store.journal import JournalError
+
+        self.seat_map = SeatMap(tuple(float(a) % 360 for a in angles))
+        journal, gid = self.referee.journal, self.referee.game_id
+        if journal is not None and gid is not None:
+            try:
+                journal.set_seats(gid, self.seat_map.angles)
+            except JournalError as e:
+                self.warning = "; ".join(w for w in (self.warning, str(e)) if w)
+        self.status = self._words(SEATS_PLACED)
+        if self.on_change:
+            self.on_change()
+        return self.status
 
     def seat_of(self, ev) -> int | None:  # type: ignore[no-untyped-def]
         """Who put the card down, when the seats are known and the camera is sure."""

@@ -189,6 +189,23 @@ class Journal:
         )
         return int(cur.lastrowid or 0)
 
+    def set_seats(self, game_id: int, angles: tuple[float, ...]) -> None:
+        """Where each player sits, seen from the camera (degrees, seat order): kept with
+        the game, so a resumed game still knows who played what."""
+        try:
+            self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                            (f"seats:{game_id}", json.dumps([round(a, 2) for a in angles])))
+        except sqlite3.Error as e:
+            raise JournalError(f"the journal {self.path} cannot be written ({e})") from None
+
+    def seats(self, game_id: int) -> tuple[float, ...] | None:
+        """The seats placed for ``game_id``, or None."""
+        try:
+            row = self.db.execute("SELECT value FROM meta WHERE key=?", (f"seats:{game_id}",)).fetchone()
+            return tuple(float(a) for a in json.loads(row[0])) if row else None
+        except (sqlite3.Error, ValueError, TypeError):
+            return None  # damaged: the turn order decides, as with no seats
+
     def append(self, game_id: int, seq: int, event: Event | None, step: Step, t: float | None = None) -> None:
         """Record one event with its rulings (an undo: ``event=None``; a refused event:
         ``step.legal`` false) in its own transaction."""

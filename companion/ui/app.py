@@ -89,20 +89,40 @@ class SeatRing(Widget):
     def __init__(self, **kw: Any) -> None:
         super().__init__(**kw)
         self.labels: list[Label] = []
-        self.info: tuple[tuple[str, ...], int, int, tuple[int, ...], tuple[int, ...] | None] | None = None
+        self.info: tuple[Any, ...] | None = None
+        #: placing the seats: the angles tapped so far, and what to call with each tap
+        self.placing: list[float] | None = None
+        self.on_place: Any = None
         self.bind(pos=self._draw, size=self._draw)
 
     def show(self, names: tuple[str, ...], to_move: int, direction: int, counts: tuple[int, ...],
-             stages: tuple[int, ...] | None) -> None:
-        info = (names, to_move, direction, counts, stages)
+             stages: tuple[int, ...] | None, angles: tuple[float, ...] | None = None) -> None:
+        """``angles``: where the players sit as the camera sees the table (degrees from
+        the pile, image coordinates), drawn where they are; else evenly round the ring."""
+        info = (names, to_move, direction, counts, stages, angles)
         if info != self.info:
             self.info = info
             self._draw()
 
+    def on_touch_down(self, touch: Any) -> bool:
+        if self.placing is not None and self.collide_point(*touch.pos):
+            dx, dy = touch.x - self.center_x, touch.y - self.center_y
+            self.tap_angle(math.degrees(math.atan2(-dy, dx)) % 360)  # screen y points up, the image's down
+            return True
+        return bool(super().on_touch_down(touch))
+
+    def tap_angle(self, angle: float) -> None:
+        """A seat placed at ``angle`` (a finger on the ring, or a --ui-script step)."""
+        if self.placing is None:
+            return
+        self.placing.append(angle)
+        if self.on_place is not None:
+            self.on_place(list(self.placing))
+
     def _draw(self, *_: Any) -> None:
         if self.info is None:
             return
-        names, to_move, direction, counts, stages = self.info
+        names, to_move, direction, counts, stages, angles = self.info
         for lab in self.labels:
             self.remove_widget(lab)
         self.labels = []
@@ -123,7 +143,10 @@ class SeatRing(Widget):
             Triangle(points=[hx + tx * s, hy + ty * s, hx - ty * s * 0.7, hy + tx * s * 0.7,
                              hx + ty * s * 0.7, hy - tx * s * 0.7])
         for i, name in enumerate(names):
-            ang = math.radians(90 - 360 * i / n)  # seat 1 at the top, then to the left (clockwise)
+            if angles and len(angles) == n:  # where they sit, seen from the camera (its y points down)
+                ang = math.radians(-angles[i])
+            else:
+                ang = math.radians(90 - 360 * i / n)  # seat 1 at the top, then to the left (clockwise)
             x, y = cx + r * math.cos(ang), cy + r * math.sin(ang)
             stage = f" s{stages[i]}" if stages else ""
             loc = _loc()
@@ -153,6 +176,28 @@ class TableScreen(Screen):
         if voice is not None:
             voice.muted = not voice.muted
             self.ids.mute.text = _loc()(L.UNMUTE if voice.muted else L.MUTE)
+
+    def place_seats(self) -> None:
+        """Tap the ring where each player sits, in seat order: from then on the camera's
+        arm direction says who played a card (and the seats are kept with the game)."""
+        app = App.get_running_app()
+        if app.session is None:
+            return
+        names = app.session.referee.state.names
+        ring = self.ids.ring
+        loc = _loc()
+
+        def placed(angles: list[float]) -> None:
+            if len(angles) < len(names):
+                app.session.status = loc.words(L.SEAT_PROMPT, name=names[len(angles)])
+            else:
+                ring.placing = ring.on_place = None
+                app.session.place_seats(angles)
+            app.refresh()
+
+        ring.placing, ring.on_place = [], placed
+        app.session.status = loc.words(L.SEAT_PROMPT, name=names[0])
+        app.refresh()
 
     def ask_who(self, question: Question | None = None) -> None:
         app = App.get_running_app()
@@ -319,6 +364,8 @@ class TableScreen(Screen):
         elif action == "save_as":
             self._save_path.text = str(args[0])
             self._save_button.dispatch("on_release")
+        elif action == "tap_ring":  # a finger on the seat ring at this angle (degrees, as the camera sees)
+            self.ids.ring.tap_angle(float(args[0]))
         elif action == "close":  # the open popups, as their Close/Done buttons do
             from kivy.uix.modalview import ModalView
 
@@ -545,7 +592,8 @@ class TakiApp(App):
         else:
             ids.turn.text = loc(L.TURN, name=st.names[st.to_move])
         ids.direction.text = loc(L.CLOCKWISE if st.direction == 1 else L.ANTICLOCKWISE)
-        ids.ring.show(st.names, st.to_move, st.direction, st.counts, st.stages)
+        seats = self.session.seat_map
+        ids.ring.show(st.names, st.to_move, st.direction, st.counts, st.stages, seats.angles if seats else None)
         top = st.top
         if top is not None:
             ids.lead.texture = self.face_texture(top)
@@ -625,6 +673,9 @@ class TakiApp(App):
             "pending": ids.pending.text, "status": ids.status.text, "history": ids.history.text,
             "hint_faces": len(ids.hint_strip.children) - 1 if ids.hint_strip.opacity else 0,
             "state": _state_line(self.session),
+            "seats": list(self.session.seat_map.angles) if self.session and self.session.seat_map else None,
+            "ring_names": [[lab.text.split("\n")[0], *lab.to_window(*lab.center)] for lab in ids.ring.labels],
+            "ring_center": list(ids.ring.to_window(*ids.ring.center)),
         }
 
 

@@ -15,7 +15,7 @@ FIXED = (
     # table.kv
     tr("Drew a card"), tr("Last card!"), tr("Closed TAKI!"), tr("Done\n(end turn)"), tr("Everyone drew\n(+3)"),
     tr("Undo"), tr("Enter a\ncard"), tr("Mute"), tr("Unmute"), tr("Red"), tr("Yellow"), tr("Green"), tr("Blue"),
-    tr("Who played\nthat?"), tr("Fix the\ncard"), tr("Fix a\ncount"), tr("Standings"),
+    tr("Who played\nthat?"), tr("Fix the\ncard"), tr("Fix a\ncount"), tr("Standings"), tr("Seats"),
     # setup.kv
     tr("TAKI Table Companion"), tr("Players"), tr("Youngest (starts)"), tr("Tournament (8 stages)"),
     tr("Teaching mode"), tr("Language"), tr("Voice speed"), tr("Deck"), tr("Default deck"),
@@ -69,3 +69,4 @@ PICK_NOTE = tr("Tap the card now on top of the pile. Bright ones can be played n
 FIX_TITLE = tr("Not the {card}? Which card was it?")
 FIX_NOTE = tr("Tap the card really on top of the pile: it replaces the misread one.")
 NO_FIX = tr("No card to fix: the last thing that happened was not a card put down.")
+SEAT_PROMPT = tr("Tap the ring where {name} sits, as the camera sees the table.")

@@ -116,11 +116,14 @@ class Controller:
         imported (torch's first inference loads native libraries that segfault once
         kivy's SDL/GL libraries are loaded); the runtime reader (no torch) loads on a
         thread once the window shows."""
+        from .memory import give_back
+
         try:
             self._load_detector()
         finally:
             self.reader_ready = True
             self.marks["reader_ready"] = time.time()
+            give_back()  # loading leaves freed buffers behind
 
     def start_background_load(self) -> None:
         """Load the reader off the UI thread; sessions waiting for it get it when ready."""
@@ -241,6 +244,7 @@ class Controller:
 
     def on_start(self, app: Any) -> None:
         from ..referee import Referee
+        from ..vision.seats import SeatMap
         from ..referee.session import TableSession
         from ..store import JournalError
 
@@ -250,6 +254,11 @@ class Controller:
             app.set_language(self.language)
         if self.load_in_background:
             self.start_background_load()
+        from kivy.clock import Clock
+
+        from .memory import give_back
+
+        Clock.schedule_interval(lambda _dt: give_back(), 15.0)
         if a.video is None and a.camera is None and not getattr(a, "no_camera", False):
             self.demo = a.demo or not _camera_present()
         try:
@@ -289,8 +298,10 @@ class Controller:
                 app.root.get_screen("setup").ids.message.text = self.journal_error
             if ref is not None:
                 self.voice = self._voice(language=self.language)
+                placed = self.journal.seats(ref.game_id) if ref.game_id is not None else None
                 s = TableSession(ref, self.voice, teaching=a.teaching, language=self.language,
-                                 seat_map=self.seat_map(ref.state.n_players))
+                                 seat_map=SeatMap(placed) if placed and len(placed) == ref.state.n_players
+                                 else self.seat_map(ref.state.n_players))
                 s.status = f"Resumed game {ref.game_id} where it stopped."
                 s.vision = self._vision(s)
                 self.session = s
@@ -594,6 +605,9 @@ def run(args: argparse.Namespace, default_journal: str) -> int:
     if problem:
         print(f"taki-companion: {problem}", file=sys.stderr)
         return 2
+    from .memory import limit_arenas
+
+    limit_arenas()
     controller = Controller(args)
     if needs_torch(args, controller._remembered_deck()):
         controller.load_detector()  # before kivy: torch's native libraries clash with it otherwise
