@@ -451,7 +451,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp2.set_defaults(func=_standings)
 
     bp = sub.add_parser("board", help="the live tournament board for an event (needs the 'board' extra)")
-    bp.add_argument("--db", default="board.db", help="the board's SQLite file")
+    bp.add_argument("--db", default="board.db",
+                    help="the board's SQLite file, or a PostgreSQL URL (postgresql://user@host/db) for larger events")
     bp.add_argument("--event-key", required=True, help="the key kiosks must send (8 characters or more)")
     bp.add_argument("--host", default="0.0.0.0")
     bp.add_argument("--port", type=int, default=8080)

@@ -40,8 +40,28 @@ def _game(path: Path, names: list[str], seed: int, moves: int = 40) -> None:
                 ref.drew()
 
 
-def _client(tmp: Path) -> tuple[TestClient, BoardStore]:
-    store = BoardStore(tmp / "board.db")
+@pytest.fixture(scope="module")
+def postgres():  # type: ignore[no-untyped-def]
+    from .pg import Cluster, pg_bin
+
+    if pg_bin() is None:
+        pytest.skip("PostgreSQL server binaries are installed by .ci/run (Debian postgresql)")
+    pytest.importorskip("psycopg")
+    cluster = Cluster()
+    yield cluster
+    cluster.close()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def board_db(request, tmp_path: Path) -> str:  # type: ignore[no-untyped-def]
+    """Every board test runs against SQLite and against PostgreSQL."""
+    if request.param == "sqlite":
+        return str(tmp_path / "board.db")
+    return request.getfixturevalue("postgres").fresh_db(f"board_{abs(hash(request.node.name)) % 10**8}")
+
+
+def _client(db: str) -> tuple[TestClient, BoardStore]:
+    store = BoardStore(db)
     return TestClient(make_app(store, KEY)), store
 
 
@@ -59,8 +79,8 @@ def _journal_states(path: Path) -> dict[int, list[tuple[int, str]]]:
         return {g.id: [(e.seq, e.state) for e in j.entries(g.id)] for g in j.games()}
 
 
-def test_kiosks_push_their_journals_and_the_board_equals_them_after_an_outage(tmp_path: Path) -> None:
-    client, store = _client(tmp_path)
+def test_kiosks_push_their_journals_and_the_board_equals_them_after_an_outage(tmp_path: Path, board_db: str) -> None:
+    client, store = _client(board_db)
     down = [True]
     kiosks = []
     for table in (1, 2, 3):
@@ -87,8 +107,8 @@ def test_kiosks_push_their_journals_and_the_board_equals_them_after_an_outage(tm
     assert csv_rows[0] == "name,table,stage,cards" and len(csv_rows) == 1 + sum(len(t["names"]) for t in page["tables"])
 
 
-def test_the_same_batch_twice_is_stored_once_and_a_gap_is_reported(tmp_path: Path) -> None:
-    client, store = _client(tmp_path)
+def test_the_same_batch_twice_is_stored_once_and_a_gap_is_reported(tmp_path: Path, board_db: str) -> None:
+    client, store = _client(board_db)
     jp = tmp_path / "k.db"
     _game(jp, ["Dana", "Omer"], seed=9)
     with Journal(jp) as j:
@@ -103,8 +123,8 @@ def test_the_same_batch_twice_is_stored_once_and_a_gap_is_reported(tmp_path: Pat
     assert store.count() == 7
 
 
-def test_forged_and_malformed_pushes_are_refused_and_nothing_is_stored(tmp_path: Path) -> None:
-    client, store = _client(tmp_path)
+def test_forged_and_malformed_pushes_are_refused_and_nothing_is_stored(tmp_path: Path, board_db: str) -> None:
+    client, store = _client(board_db)
     jp = tmp_path / "k.db"
     _game(jp, ["Dana", "Omer"], seed=3)
     with Journal(jp) as j:
@@ -147,3 +167,80 @@ def test_forged_and_malformed_pushes_are_refused_and_nothing_is_stored(tmp_path:
         assert "error" in r.json()
     assert store.count() == before and len(bad_bodies) == 100
     assert store.history("k1", 1) == [(e["seq"], e["state"]) for e in e0]
+
+
+def test_postgresql_restarted_mid_event_loses_nothing(tmp_path: Path, postgres) -> None:  # type: ignore[no-untyped-def]
+    """Issue 16 faults: the database restarts between two pushes; the board reconnects
+    and its history equals the kiosk's journal."""
+    client, store = _client(postgres.fresh_db("restart"))
+    jp = tmp_path / "k.db"
+    _game(jp, ["Dana", "Omer", "Noa"], seed=5)
+    box = Outbox(jp, "http://board", KEY, "kiosk-1", 1, transport=_via(client))
+    assert box.push_once()
+    postgres.restart()
+    _game(jp, ["Dana", "Omer", "Noa"], seed=6)  # the kiosk's next game, pushed after the restart
+    assert box.push_once() and box.status == "board up to date"
+    for game, rows in _journal_states(jp).items():
+        assert store.history("kiosk-1", game) == rows
+
+
+@pytest.mark.parametrize("db", ["sqlite", "postgresql"])
+def test_the_board_killed_and_restarted_catches_up_with_every_kiosk(tmp_path: Path, db: str,
+                                                                     request) -> None:  # type: ignore[no-untyped-def]
+    """Issue 16 faults: the board process is killed (-9) mid-event and started again;
+    kiosks that pushed meanwhile were told it was offline, and afterwards every
+    table's history on the board equals its kiosk's journal."""
+    import os
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    from companion.board.outbox import http_post
+
+    url_db = str(tmp_path / "board.db") if db == "sqlite" else request.getfixturevalue("postgres").fresh_db("kill9")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    root = Path(__file__).resolve().parent.parent
+
+    def start() -> subprocess.Popen:  # type: ignore[type-arg]
+        p = subprocess.Popen([sys.executable, "-m", "companion.cli", "board", "--db", url_db, "--event-key", KEY,
+                              "--host", "127.0.0.1", "--port", str(port)], cwd=root,
+                             env={**os.environ, "PYTHONPATH": str(root)},
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                return p
+            except OSError:
+                time.sleep(0.1)
+        raise AssertionError("the board did not start")
+
+    board = start()
+    boxes = []
+    for table in (1, 2):
+        jp = tmp_path / f"k{table}.db"
+        _game(jp, ["Dana", "Omer", "Noa"], seed=20 + table, moves=60)
+        boxes.append((jp, Outbox(jp, f"http://127.0.0.1:{port}", KEY, f"kiosk-{table}", table, transport=http_post)))
+    try:
+        assert boxes[0][1].push_once()
+        board.send_signal(signal.SIGKILL)
+        board.wait(10)
+        assert not boxes[1][1].push_once() and boxes[1][1].offline_since is not None  # told, nothing lost
+        _game(boxes[0][0], ["Dana", "Omer", "Noa"], seed=30)  # table 1 plays on while the board is down
+        board = start()
+        for jp, box in boxes:
+            for _ in range(50):
+                if box.push_once() and box.status == "board up to date":
+                    break
+            assert box.status == "board up to date", box.status
+        store = BoardStore(url_db)
+        for table, (jp, _) in enumerate(boxes, 1):
+            for game, rows in _journal_states(jp).items():
+                assert store.history(f"kiosk-{table}", game) == rows
+        store.close()
+    finally:
+        board.kill()
+        board.wait(10)

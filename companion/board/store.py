@@ -5,7 +5,9 @@ is keyed by (kiosk, game, seq) exactly as the journal numbers its events. A batc
 sent twice stores nothing the second time; a row sent again with other content is
 refused (a kiosk never rewrites its history); a gap in the numbers is reported
 back, never filled by guessing. Validation lives here, so the server only speaks
-HTTP. SQLite is the embedded default (one laptop at an event).
+HTTP. SQLite is the embedded default (one laptop at an event); PostgreSQL
+(``postgresql://...``, psycopg 3) holds larger events. Both run the same schema and
+the same statements: this class is the only place that knows which it talks to.
 """
 
 from __future__ import annotations
@@ -25,20 +27,20 @@ KIOSK_ID = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 MAX_EVENTS = 500  # per push
 MAX_TEXT = 4000
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS games (
+_SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS games (
     kiosk TEXT NOT NULL, game INTEGER NOT NULL, table_no INTEGER NOT NULL, names TEXT NOT NULL,
-    PRIMARY KEY (kiosk, game)
-);
-CREATE TABLE IF NOT EXISTS events (
-    kiosk TEXT NOT NULL, game INTEGER NOT NULL, seq INTEGER NOT NULL, t REAL NOT NULL,
-    state TEXT NOT NULL, rulings TEXT NOT NULL, received REAL NOT NULL,
-    PRIMARY KEY (kiosk, game, seq)
-);
-CREATE TABLE IF NOT EXISTS kiosks (
-    kiosk TEXT PRIMARY KEY, table_no INTEGER NOT NULL UNIQUE, last_seen REAL NOT NULL
-);
-"""
+    PRIMARY KEY (kiosk, game))""",
+    """CREATE TABLE IF NOT EXISTS events (
+    kiosk TEXT NOT NULL, game INTEGER NOT NULL, seq INTEGER NOT NULL, t DOUBLE PRECISION NOT NULL,
+    state TEXT NOT NULL, rulings TEXT NOT NULL, received DOUBLE PRECISION NOT NULL,
+    PRIMARY KEY (kiosk, game, seq))""",
+    """CREATE TABLE IF NOT EXISTS kiosks (
+    kiosk TEXT PRIMARY KEY, table_no INTEGER NOT NULL UNIQUE, last_seen DOUBLE PRECISION NOT NULL)""",
+)
+#: the kiosk's table and when it was last heard from (standard SQL: SQLite 3.24+ and PostgreSQL)
+_SEEN = ("INSERT INTO kiosks (kiosk, table_no, last_seen) VALUES (?,?,?) "
+         "ON CONFLICT (kiosk) DO UPDATE SET table_no = excluded.table_no, last_seen = excluded.last_seen")
 
 
 class Refused(ValueError):
@@ -100,57 +102,109 @@ def validate(push: Any) -> tuple[str, int, int, list[str], list[dict[str, Any]]]
     return kiosk, table, game, [str(n) for n in names], out
 
 
+def _connection_lost(e: BaseException) -> bool:
+    try:
+        import psycopg
+    except ImportError:
+        return False
+    return isinstance(e, (psycopg.OperationalError, psycopg.InterfaceError))
+
+
 class BoardStore:
-    """One SQLite file; safe to call from the server's threads."""
+    """One SQLite file or one PostgreSQL database; safe to call from the server's threads."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
-        self.db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.executescript(_SCHEMA)
+        self.postgres = self.path.startswith(("postgresql://", "postgres://"))
+        if self.postgres:
+            try:
+                import psycopg
+            except ImportError:
+                raise Refused("PostgreSQL needs psycopg: pip install 'taki-companion[board]'", 500) from None
+            self.db: Any = psycopg.connect(self.path, autocommit=True)
+        else:
+            self.db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            self.db.execute("PRAGMA journal_mode=WAL")
+        for statement in _SCHEMA:
+            self.db.execute(statement)
         self._lock = threading.Lock()
+
+    def _q(self, sql: str, args: tuple[Any, ...] = ()) -> Any:
+        """Run one statement (``?`` placeholders in both dialects)."""
+        if self.postgres:
+            sql = sql.replace("?", "%s")
+        return self.db.execute(sql, args)
 
     def close(self) -> None:
         self.db.close()
+
+    def _retry(self, work: Any) -> Any:
+        """``work()``, once more on a fresh connection if PostgreSQL dropped the old one
+        (a server restart); still down: refused with 503, and the kiosk sends it again
+        later (its journal keeps everything)."""
+        for attempt in (0, 1):
+            try:
+                return work()
+            except Refused:
+                raise
+            except Exception as e:  # noqa: BLE001 - only the connection's loss is handled here
+                if not self.postgres or not _connection_lost(e):
+                    raise
+                try:
+                    self.db.close()
+                    import psycopg
+
+                    self.db = psycopg.connect(self.path, autocommit=True)
+                except Exception:  # noqa: BLE001
+                    raise Refused("the board's database is unreachable; send again later", 503) from None
+                if attempt:
+                    raise Refused("the board's database is unreachable; send again later", 503) from None
+        raise AssertionError("unreachable")
 
     def add(self, push: Any, now: float | None = None) -> Stored:
         """Store one validated push, all or nothing."""
         kiosk, table, game, names, events = validate(push)
         now = time.time() if now is None else now
+        return self._retry(lambda: self._add(kiosk, table, game, names, events, now))
+
+    def _add(self, kiosk: str, table: int, game: int, names: list[str], events: list[dict[str, Any]],
+             now: float) -> Stored:
         with self._lock:
-            self.db.execute("BEGIN IMMEDIATE")
+            self._q("BEGIN" if self.postgres else "BEGIN IMMEDIATE")
             try:
-                owner = self.db.execute("SELECT kiosk FROM kiosks WHERE table_no=?", (table,)).fetchone()
+                owner = self._q("SELECT kiosk FROM kiosks WHERE table_no=?", (table,)).fetchone()
                 if owner is not None and owner[0] != kiosk:
                     raise Refused(f"table {table} belongs to kiosk {owner[0]}", 409)
-                seated = self.db.execute("SELECT table_no FROM kiosks WHERE kiosk=?", (kiosk,)).fetchone()
+                seated = self._q("SELECT table_no FROM kiosks WHERE kiosk=?", (kiosk,)).fetchone()
                 if seated is not None and seated[0] != table:
                     raise Refused(f"kiosk {kiosk} is table {seated[0]}, not {table}", 409)
-                row = self.db.execute("SELECT names, table_no FROM games WHERE kiosk=? AND game=?",
+                row = self._q("SELECT names, table_no FROM games WHERE kiosk=? AND game=?",
                                       (kiosk, game)).fetchone()
                 if row is not None and (json.loads(row[0]) != names or row[1] != table):
                     raise Refused(f"game {game} of kiosk {kiosk} has other players", 409)
-                self.db.execute("INSERT OR REPLACE INTO kiosks (kiosk, table_no, last_seen) VALUES (?,?,?)",
-                                (kiosk, table, now))
+                self._q(_SEEN, (kiosk, table, now))
                 if row is None:
-                    self.db.execute("INSERT INTO games VALUES (?,?,?,?)", (kiosk, game, table, json.dumps(names)))
+                    self._q("INSERT INTO games VALUES (?,?,?,?)", (kiosk, game, table, json.dumps(names)))
                 stored = dup = 0
                 for e in events:
-                    old = self.db.execute("SELECT state, rulings FROM events WHERE kiosk=? AND game=? AND seq=?",
+                    old = self._q("SELECT state, rulings FROM events WHERE kiosk=? AND game=? AND seq=?",
                                           (kiosk, game, e["seq"])).fetchone()
                     if old is not None:
                         if old[0] != e["state"] or json.loads(old[1]) != e["rulings"]:
                             raise Refused(f"event {e['seq']} of game {game} was already stored differently", 409)
                         dup += 1
                         continue
-                    self.db.execute("INSERT INTO events VALUES (?,?,?,?,?,?,?)",
+                    self._q("INSERT INTO events VALUES (?,?,?,?,?,?,?)",
                                     (kiosk, game, e["seq"], e["t"], e["state"], json.dumps(e["rulings"]), now))
                     stored += 1
-                self.db.execute("COMMIT")
+                self._q("COMMIT")
             except BaseException:
-                self.db.execute("ROLLBACK")
+                try:
+                    self._q("ROLLBACK")
+                except Exception:  # noqa: BLE001 - a dropped connection rolls back by itself
+                    pass
                 raise
-            seqs = [r[0] for r in self.db.execute(
+            seqs = [r[0] for r in self._q(
                 "SELECT seq FROM events WHERE kiosk=? AND game=? ORDER BY seq", (kiosk, game))]
         have = set(seqs)
         through = -1
@@ -162,26 +216,33 @@ class BoardStore:
     # ------------------------------------------------------------ reading
 
     def history(self, kiosk: str, game: int) -> list[tuple[int, str]]:
-        with self._lock:
-            return [(int(s), str(st)) for s, st in self.db.execute(
-                "SELECT seq, state FROM events WHERE kiosk=? AND game=? ORDER BY seq", (kiosk, game))]
+        def read() -> list[tuple[int, str]]:
+            with self._lock:
+                return [(int(s), str(st)) for s, st in self._q(
+                    "SELECT seq, state FROM events WHERE kiosk=? AND game=? ORDER BY seq", (kiosk, game))]
+        return self._retry(read)
 
     def count(self) -> int:
-        with self._lock:
-            return int(self.db.execute("SELECT COUNT(*) FROM events").fetchone()[0])
+        def read() -> int:
+            with self._lock:
+                return int(self._q("SELECT COUNT(*) FROM events").fetchone()[0])
+        return self._retry(read)
 
     def tables(self, now: float | None = None, offline_after: float = 30.0) -> list[dict[str, Any]]:
         """Every table's latest game as the page shows it."""
+        return self._retry(lambda: self._tables(now, offline_after))
+
+    def _tables(self, now: float | None, offline_after: float) -> list[dict[str, Any]]:
         now = time.time() if now is None else now
         out = []
         with self._lock:
-            kiosks = self.db.execute("SELECT kiosk, table_no, last_seen FROM kiosks ORDER BY table_no").fetchall()
+            kiosks = self._q("SELECT kiosk, table_no, last_seen FROM kiosks ORDER BY table_no").fetchall()
             for kiosk, table, seen in kiosks:
-                g = self.db.execute("SELECT game, names FROM games WHERE kiosk=? ORDER BY game DESC LIMIT 1",
+                g = self._q("SELECT game, names FROM games WHERE kiosk=? ORDER BY game DESC LIMIT 1",
                                     (kiosk,)).fetchone()
                 if g is None:
                     continue
-                last = self.db.execute("SELECT seq, state, rulings FROM events WHERE kiosk=? AND game=? "
+                last = self._q("SELECT seq, state, rulings FROM events WHERE kiosk=? AND game=? "
                                        "ORDER BY seq DESC LIMIT 1", (kiosk, g[0])).fetchone()
                 row: dict[str, Any] = {"table": table, "kiosk": kiosk, "game": g[0], "names": json.loads(g[1]),
                                        "online": now - seen <= offline_after, "last_seen": seen}
