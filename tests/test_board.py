@@ -184,6 +184,37 @@ def test_postgresql_restarted_mid_event_loses_nothing(tmp_path: Path, postgres) 
         assert store.history("kiosk-1", game) == rows
 
 
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _start_board(db: str, port: int):  # type: ignore[no-untyped-def]
+    """``taki-companion board`` in its own process, listening when this returns."""
+    import os
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    root = Path(__file__).resolve().parent.parent
+    p = subprocess.Popen([sys.executable, "-m", "companion.cli", "board", "--db", db, "--event-key", KEY,
+                          "--host", "127.0.0.1", "--port", str(port)], cwd=root,
+                         env={**os.environ, "PYTHONPATH": str(root)},
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(150):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return p
+        except OSError:
+            time.sleep(0.1)
+    p.kill()
+    raise AssertionError("the board did not start")
+
+
 @pytest.mark.parametrize("db", ["sqlite", "postgresql"])
 def test_the_board_killed_and_restarted_catches_up_with_every_kiosk(tmp_path: Path, db: str,
                                                                      request) -> None:  # type: ignore[no-untyped-def]
@@ -200,23 +231,10 @@ def test_the_board_killed_and_restarted_catches_up_with_every_kiosk(tmp_path: Pa
     from companion.board.outbox import http_post
 
     url_db = str(tmp_path / "board.db") if db == "sqlite" else request.getfixturevalue("postgres").fresh_db("kill9")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    root = Path(__file__).resolve().parent.parent
+    port = _free_port()
 
     def start() -> subprocess.Popen:  # type: ignore[type-arg]
-        p = subprocess.Popen([sys.executable, "-m", "companion.cli", "board", "--db", url_db, "--event-key", KEY,
-                              "--host", "127.0.0.1", "--port", str(port)], cwd=root,
-                             env={**os.environ, "PYTHONPATH": str(root)},
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        for _ in range(100):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                return p
-            except OSError:
-                time.sleep(0.1)
-        raise AssertionError("the board did not start")
+        return _start_board(url_db, port)
 
     board = start()
     boxes = []
@@ -242,5 +260,59 @@ def test_the_board_killed_and_restarted_catches_up_with_every_kiosk(tmp_path: Pa
                 assert store.history(f"kiosk-{table}", game) == rows
         store.close()
     finally:
+        board.kill()
+        board.wait(10)
+
+
+def test_the_page_in_a_real_browser_shows_tables_and_updates_live(tmp_path: Path) -> None:
+    """Issue 16: Debian's chromium (headless, its own chromedriver; nothing downloads a
+    browser) loads the board, shows a table, and shows a second table the moment its
+    kiosk pushes, without a reload."""
+    import shutil
+    import time
+
+    webdriver = pytest.importorskip("selenium.webdriver")
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.by import By
+
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    driver_bin = shutil.which("chromedriver")
+    if not chromium or not driver_bin:
+        pytest.skip("Debian's chromium and chromium-driver are installed by .ci/run")
+    from companion.board.outbox import http_post
+
+    port = _free_port()
+    board = _start_board(str(tmp_path / "board.db"), port)
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = chromium
+    for a in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"):
+        opts.add_argument(a)
+    browser = webdriver.Chrome(options=opts, service=Service(driver_bin))
+    try:
+        jp1 = tmp_path / "k1.db"
+        _game(jp1, ["Dana", "Omer", "Noa"], seed=1)
+        assert Outbox(jp1, f"http://127.0.0.1:{port}", KEY, "kiosk-1", 1, transport=http_post).push_once()
+        browser.get(f"http://127.0.0.1:{port}/")
+
+        def shown(css: str, timeout: float = 10.0) -> str:
+            end = time.time() + timeout
+            while time.time() < end:
+                found = browser.find_elements(By.CSS_SELECTOR, css)
+                if found and found[0].text:
+                    return str(found[0].text)
+                time.sleep(0.1)
+            raise AssertionError(f"{css} never shown: {browser.page_source[:400]}")
+
+        first = shown("#table-1")
+        assert "Table 1" in first and all(n in first for n in ("Dana", "Omer", "Noa"))
+        assert "offline" not in first
+        jp2 = tmp_path / "k2.db"
+        _game(jp2, ["Eli", "Maya"], seed=2)
+        assert Outbox(jp2, f"http://127.0.0.1:{port}", KEY, "kiosk-2", 2, transport=http_post).push_once()
+        second = shown("#table-2", timeout=5)  # pushed live over server-sent events, no reload
+        assert "Eli" in second and "Maya" in second
+        assert shown("#status").startswith("live:")
+    finally:
+        browser.quit()
         board.kill()
         board.wait(10)

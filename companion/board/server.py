@@ -49,7 +49,8 @@ function draw(d){
     let rows='';
     t.names.forEach((n,i)=>{rows+='<tr><td class="'+(n===t.to_move?'turn':'')+'">'+esc(n)+'</td><td>'
       +(t.stages?'stage '+t.stages[i]:'')+'</td><td>'+(t.counts?t.counts[i]+' cards':'')+'</td></tr>'});
-    div.innerHTML='<h2>Table '+t.table+(t.online?'':' (offline)')+'</h2>'
+    const since=new Date(t.last_seen*1000).toLocaleTimeString([], {hour:'2-digit',minute:'2-digit'});
+    div.innerHTML='<h2>Table '+t.table+(t.online?'':' <span class="offline">(offline since '+since+')</span>')+'</h2>'
       +(t.winner?'<p class="win">'+esc(t.winner)+' won</p>':'<p>'+esc(t.to_move||'')+'\\'s turn</p>')
       +'<table>'+rows+'</table><p>'+esc(t.last||'')+'</p>';
     T.appendChild(div);
