@@ -6,7 +6,7 @@ degrees, hard shadows, warm light; seeds never used for tuning. A card counts as
 cut out when every corner is within 4% of the card's height of the truth
 (upright or turned half round). Prints the rate, the reasons given, and ms/photo.
 
-Run: python benchmarks/card_finder.py [--photos 200] [--model models/taki-yolov8n.pt]
+Run: python benchmarks/card_finder.py [--photos 200] [--model models/taki-yolov8n.pt] [--outliner O.pt]
 """
 
 from __future__ import annotations
@@ -28,8 +28,14 @@ def main() -> None:
     ap.add_argument("--photos", type=int, default=200)
     ap.add_argument("--model", default=None)
     ap.add_argument("--size", type=int, default=480)
+    ap.add_argument("--outliner", default=None, help="a card outliner (train --segment) to take corners from")
     args = ap.parse_args()
-    finder = CardFinder(YoloDetector(args.model, conf=0.2))
+    outliner = None
+    if args.outliner:
+        from companion.vision.outliner import YoloOutliner
+
+        outliner = YoloOutliner(args.outliner)
+    finder = CardFinder(YoloDetector(args.model, conf=0.2), outliner=outliner)
     cfg = replace(SceneConfig.varied(args.size, "held-out"), under_cards=(0, 0), hand_p=0.0, card_height=(0.4, 0.75))
     comp = Compositor(config=cfg)
     good, why, times = 0, Counter(), []

@@ -39,7 +39,7 @@ def _dataset(args: argparse.Namespace) -> int:
         print("nothing to make: give --train, --val and/or --test counts", file=sys.stderr)
         return 2
     spec = DatasetSpec(Path(args.out), counts, args.seed, args.size,
-                       Path(args.faces) if args.faces else None, styles=args.styles)
+                       Path(args.faces) if args.faces else None, styles=args.styles, outline=args.outline)
     print(make_dataset(spec, workers=args.workers))
     return 0
 
@@ -118,7 +118,8 @@ def _train(args: argparse.Namespace) -> int:
 
     spec = TrainSpec(Path(args.data), Path(args.run), arch=args.arch, epochs=args.epochs, imgsz=args.imgsz,
                      batch=args.batch, hours=args.hours, device=args.device, workers=args.workers,
-                     lr0=args.lr0, warmup_epochs=args.warmup, single_cls=args.single_cls)
+                     lr0=args.lr0, warmup_epochs=args.warmup, single_cls=args.single_cls,
+                     task="segment" if args.segment else "detect")
     print(train(spec))
     return 0
 
@@ -336,6 +337,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="face styles: a new random look per scene (default; never the held-out glyph family), "
                          "held-out (the published block style in the held-out family only), published, "
                          "or classic (the first renderer, one look, plain tables)")
+    dp.add_argument("--outline", action="store_true",
+                    help="label the top card's outline (four corners, segmentation) for the card outliner")
     dp.set_defaults(func=_dataset)
 
     fp = sub.add_parser("faces", help="render the 57 faces as PNGs and a printable PDF deck")
@@ -374,6 +377,8 @@ def build_parser() -> argparse.ArgumentParser:
     tp.add_argument("--workers", type=int, default=2)
     tp.add_argument("--single-cls", action="store_true",
                     help="one class, the card: a face-agnostic finder for the two-stage reader")
+    tp.add_argument("--segment", action="store_true",
+                    help="train the card outliner (a dataset made with --outline; --arch a finder .pt to start from)")
     tp.set_defaults(func=_train)
 
     cp = sub.add_parser("crops", help="cut top-card crops from generated scenes, for the face classifier")

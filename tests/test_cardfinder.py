@@ -97,3 +97,38 @@ def test_shipped_finder_finds_single_cards() -> None:
         except CardNotFound:
             pass
     assert good >= 6, f"{good}/12"
+
+
+class _Outlines:
+    """An outliner that reports given polygons."""
+
+    def __init__(self, *polygons: np.ndarray) -> None:
+        self.polygons = polygons
+
+    def outline(self, image: np.ndarray) -> list:  # type: ignore[type-arg]
+        from companion.vision.outliner import Outline
+
+        return [Outline(0.9, p.astype(np.float32)) for p in self.polygons]
+
+
+def _dense(quad: np.ndarray, per_side: int = 12) -> np.ndarray:
+    """A learnt outline's look: many points along the sides, a little ragged."""
+    rng = np.random.default_rng(0)
+    pts = [quad[i] + (quad[(i + 1) % 4] - quad[i]) * t for i in range(4) for t in np.linspace(0, 1, per_side,
+                                                                                                 endpoint=False)]
+    return np.array(pts) + rng.normal(0, 0.6, (len(pts), 2))
+
+
+def test_an_outline_gives_the_corners_where_the_box_misleads() -> None:
+    """Issue 11: with a learnt outline the corners come from it, not from edges inside a
+    loose box; an outline that is no card's shape falls back to the box's edges."""
+    comp = _single_card_scenes("published")
+    scene = comp.scene(np.random.default_rng([555, 3]))
+    x1, y1, x2, y2 = scene.box
+    loose = (x1 + 0.08 * (x2 - x1), y1 + 0.1 * (y2 - y1), x2 - 0.05 * (x2 - x1), y2 - 0.15 * (y2 - y1))
+    truth = scene.top.corners
+    found = CardFinder(_Boxes(loose), outliner=_Outlines(_dense(truth))).find(scene.image)
+    assert _corner_error(found.corners, truth) < 0.03
+    triangle = np.array([[x1, y1], [x2, y1], [x1, y2]], float)
+    fallback = CardFinder(_Boxes(scene.box), outliner=_Outlines(_dense(np.vstack([triangle, triangle[:1]]))))
+    assert _corner_error(fallback.find(scene.image).corners, truth) < 0.04  # the box's own edges

@@ -81,3 +81,21 @@ def test_shipped_model_reads_the_top_card(name: str) -> None:
         dets = det.detect(scene.image)
         right += bool(dets) and dets[0].card.code == code
     assert right >= 6, f"{right}/{len(faces)} top cards read"
+
+
+def test_the_card_outliner_trains_offline_from_the_finder_and_outlines(tmp_path: Path, no_network: None) -> None:
+    """Issue 11: outline labels are the top card's four corners; a tiny segmentation run
+    starts from the shipped finder's weights, offline, and its outlines are well-formed."""
+    from companion.training.train import TrainSpec, train
+    from companion.vision.outliner import YoloOutliner
+
+    data = make_dataset(DatasetSpec(tmp_path / "data", {"train": 16, "val": 8}, seed=3, size=96,
+                                    outline=True), workers=1)
+    label = next((tmp_path / "data" / "labels" / "train").glob("*.txt")).read_text().split()
+    assert len(label) == 9 and all(0.0 <= float(v) <= 1.0 for v in label[1:])  # class + 4 corners
+    best = train(TrainSpec(data, tmp_path / "runs" / "outline", arch=str(find_model(None)), epochs=1, imgsz=64,
+                           batch=8, workers=0, cache=False, single_cls=True, task="segment"))
+    assert best.exists()
+    outliner = YoloOutliner(best, imgsz=64, conf=0.0)
+    for o in outliner.outline(Compositor(config=SceneConfig(size=96)).scene(0).image):
+        assert 0.0 <= o.confidence <= 1.0 and o.polygon.ndim == 2 and o.polygon.shape[1] == 2

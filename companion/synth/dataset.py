@@ -31,6 +31,7 @@ class DatasetSpec:
     faces_dir: Path | None = None  # enrolled faces (PNG per face code) instead of rendered ones
     quality: int = 92
     styles: str = "classic"  # see SceneConfig.styles; anything but classic also varies the tables
+    outline: bool = False  # label the top card's four corners (segmentation) instead of its box
 
     def scene_config(self) -> SceneConfig:
         if self.styles == "classic":
@@ -91,7 +92,8 @@ def _make(args: tuple[DatasetSpec, str, int, int]) -> None:
     stem = f"{split}_{spec.seed}_{i:06d}"
     cv2.imwrite(str(spec.out / "images" / split / f"{stem}.jpg"), scene.image,
                 [cv2.IMWRITE_JPEG_QUALITY, spec.quality])
-    (spec.out / "labels" / split / f"{stem}.txt").write_text(scene.yolo_label() + "\n")
+    label = scene.outline_label() if spec.outline else scene.yolo_label()
+    (spec.out / "labels" / split / f"{stem}.txt").write_text(label + "\n")
 
 
 def make_dataset(spec: DatasetSpec, workers: int = 2) -> Path:

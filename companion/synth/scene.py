@@ -64,6 +64,14 @@ class Scene:
         xs, ys = self.top.corners[:, 0], self.top.corners[:, 1]
         return (max(0.0, xs.min()), max(0.0, ys.min()), min(w - 1.0, xs.max()), min(h - 1.0, ys.max()))
 
+    def outline_label(self) -> str:
+        """The top card's outline as a YOLO segmentation label: its class and its four
+        corners (normalised), the polygon a card outliner learns."""
+        h, w = self.image.shape[:2]
+        pts = " ".join(f"{min(1.0, max(0.0, x / w)):.6f} {min(1.0, max(0.0, y / h)):.6f}"
+                       for x, y in self.top.corners)
+        return f"{self.top.card.index} {pts}"
+
     def yolo_label(self) -> str:
         h, w = self.image.shape[:2]
         x1, y1, x2, y2 = self.box

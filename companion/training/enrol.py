@@ -28,7 +28,18 @@ def default_card_finder() -> CardFinder:
     """The shipped reader's first stage as the card finder (no classifier needed)."""
     from ..vision.detector import YoloDetector
 
-    return CardFinder(YoloDetector(None, conf=0.2))
+    return CardFinder(YoloDetector(None, conf=0.2), outliner=shipped_outliner())
+
+
+def shipped_outliner():  # type: ignore[no-untyped-def]
+    """The shipped card outliner, or None where none is shipped (the box's edges then)."""
+    from ..vision.detector import ModelError
+    from ..vision.outliner import YoloOutliner
+
+    try:
+        return YoloOutliner()
+    except (ModelError, ImportError, OSError):
+        return None
 
 
 def find_card(image: np.ndarray, finder: CardFinder | None = None) -> np.ndarray | None:

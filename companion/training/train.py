@@ -34,6 +34,9 @@ class TrainSpec:
     # One class ("the top card") whatever the face: the detector only finds the
     # card, the face classifier names it. Labels keep the face (eval needs it).
     single_cls: bool = False
+    # "segment": the card outliner (enrolment's finder): the card's outline, not its box.
+    # Started from a detector's .pt, the backbone and neck are taken over (``load``).
+    task: str = "detect"
 
 
 def last_checkpoint(spec: TrainSpec) -> Path | None:
@@ -47,7 +50,12 @@ def train(spec: TrainSpec) -> Path:
     if last is not None:
         YOLO(last).train(resume=True)
     else:
-        model = YOLO(spec.arch)
+        if spec.task == "segment" and not str(spec.arch).endswith("-seg.yaml"):
+            model = YOLO("yolov8n-seg.yaml", task="segment")
+            if str(spec.arch).endswith(".pt"):
+                model.load(str(spec.arch))  # the card finder's features: it already finds cards
+        else:
+            model = YOLO(spec.arch)
         kwargs = dict(
             data=str(spec.data), epochs=spec.epochs, imgsz=spec.imgsz, batch=spec.batch,
             device=spec.device, workers=spec.workers, project=str(spec.run_dir.parent.resolve()),

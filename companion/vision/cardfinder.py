@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 
 from .detector import Detection, Detector
+from .outliner import Outliner
 from .tracker import iou
 
 
@@ -293,11 +294,29 @@ def snap_to_edges(image: np.ndarray, quad: np.ndarray, reach: float = 0.04, samp
     return order_corners(snapped)
 
 
-class CardFinder:
-    """One card per picture, flat: corners, or a :class:`CardNotFound` saying why."""
+def quad_from_outline(image_shape: tuple[int, ...], polygon: np.ndarray) -> np.ndarray | None:
+    """Four corners from a learnt outline (a polygon of many points): the outline
+    filled, its sides fitted as lines; None when it is no card's shape."""
+    h, w = image_shape[:2]
+    mask = np.zeros((h, w), np.uint8)
+    cv2.fillPoly(mask, [np.round(polygon).astype(np.int32).reshape(-1, 1, 2)], 255)
+    quad = _quad_from_mask(mask)
+    if quad is None or not _card_like(quad):
+        return None
+    return order_corners(quad)
 
-    def __init__(self, finder: Detector, min_confidence: float = 0.3, min_sharpness: float = MIN_SHARPNESS):
+
+class CardFinder:
+    """One card per picture, flat: corners, or a :class:`CardNotFound` saying why.
+
+    With an ``outliner`` (a learnt card outline, :mod:`companion.vision.outliner`)
+    the corners come from its outline; without one, or when the outline is no
+    card's shape, from the card's edges inside the finder's box."""
+
+    def __init__(self, finder: Detector, min_confidence: float = 0.3, min_sharpness: float = MIN_SHARPNESS,
+                 outliner: Outliner | None = None):
         self.finder, self.min_confidence, self.min_sharpness = finder, min_confidence, min_sharpness
+        self.outliner = outliner
 
     def find(self, image: np.ndarray) -> FoundCard:
         if image is None or image.ndim != 3 or min(image.shape[:2]) < 32:
@@ -313,7 +332,13 @@ class CardFinder:
         edge = 0.01 * max(w, h)
         if x1 <= edge or y1 <= edge or x2 >= w - 1 - edge or y2 >= h - 1 - edge:
             raise CardNotFound("only part of the card is in view: move it towards the middle")
-        corners = refine_corners(image, first.box)
+        corners = None
+        if self.outliner is not None:
+            outlines = [o for o in self.outliner.outline(image) if o.confidence >= self.min_confidence]
+            if outlines:
+                corners = quad_from_outline(image.shape, outlines[0].polygon)
+        if corners is None:
+            corners = refine_corners(image, first.box)
         if corners is None:
             raise CardNotFound("the card's edges are not clear: try a plainer table or more light")
         corners = snap_to_edges(image, corners)
