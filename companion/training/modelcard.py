@@ -35,9 +35,14 @@ def card(heldout_json: Path, test_json: Path, speed: Path, run: Path, history: s
          runtime_jsons: dict[str, Path] | None = None, limits: str = "") -> str:
     held = json.loads(heldout_json.read_text())
     test = json.loads(test_json.read_text())
-    args = yaml.safe_load((run / "args.yaml").read_text())
-    rows = list(csv.DictReader((run / "results.csv").open()))
-    last = {k.strip(): v for k, v in rows[-1].items()} if rows else {}
+    kept = None
+    if (run / "args.yaml").exists():
+        args = yaml.safe_load((run / "args.yaml").read_text())
+        rows = list(csv.DictReader((run / "results.csv").open()))
+        last = {k.strip(): v for k, v in rows[-1].items()} if rows else {}
+    else:  # the finder was not retrained and its run is gone: its section is kept from the last card
+        args, rows, last = {"imgsz": 192}, [], {}
+        kept = _section(Path("models/README.md"), "## Training the card finder")
     confusions = {(t, p): n for t, p, n in held["confusions"]}
     lines = [
         "# Shipped models: card finder `taki-yolov8n`, face classifier `taki-cls-yolov8n`",
@@ -86,15 +91,16 @@ def card(heldout_json: Path, test_json: Path, speed: Path, run: Path, history: s
         "style with that family's numerals and letters only (`--styles held-out`), on",
         "seeds never used: the proxy for a deck nobody drew. No setting was tuned on it.",
         "",
-        "## Training the card finder",
-        "",
-        f"- one class (`single_cls`), image size {args['imgsz']}, batch {args['batch']}, optimizer "
-        f"{args['optimizer']} lr0 {args['lr0']} (cosine), warm-up {args['warmup_epochs']} epoch, "
-        f"mosaic {args['mosaic']}, fliplr {args['fliplr']}",
-        f"- {len(rows)} epochs (time-limited to {args.get('time')} h on 2 CPU cores); {history}",
-        f"- last epoch on val: mAP50-95 {float(last.get('metrics/mAP50-95(B)', 0)):.3f}, "
-        f"mAP50 {float(last.get('metrics/mAP50(B)', 0)):.3f} (finding the card)",
-        "",
+        *(kept.splitlines() if kept else [
+            "## Training the card finder",
+            "",
+            f"- one class (`single_cls`), image size {args['imgsz']}, batch {args['batch']}, optimizer "
+            f"{args['optimizer']} lr0 {args['lr0']} (cosine), warm-up {args['warmup_epochs']} epoch, "
+            f"mosaic {args['mosaic']}, fliplr {args['fliplr']}",
+            f"- {len(rows)} epochs (time-limited to {args.get('time')} h on 2 CPU cores); {history}",
+            f"- last epoch on val: mAP50-95 {float(last.get('metrics/mAP50-95(B)', 0)):.3f}, "
+            f"mAP50 {float(last.get('metrics/mAP50(B)', 0)):.3f} (finding the card)",
+            ""]),
         *_classifier_lines(cls_run, cls_data),
         "## Results (`taki-companion eval`)",
         "",
@@ -144,6 +150,18 @@ def card(heldout_json: Path, test_json: Path, speed: Path, run: Path, history: s
               f"{_cls_imgsz(cls_run)} px classifier)", "", "```", speed.read_text().strip(), "```", "",
               "## Limits", "", limits.strip(), ""]
     return "\n".join(lines)
+
+
+def _section(path: Path, heading: str) -> str | None:
+    """A section of an earlier card (its heading to the next one), as it was."""
+    if not path.exists():
+        return None
+    text = path.read_text()
+    start = text.find(heading + "\n")
+    if start < 0:
+        return None
+    end = text.find("\n## ", start + len(heading))
+    return text[start: end + 1 if end >= 0 else len(text)]
 
 
 def _cls_imgsz(run: Path | None) -> int:
