@@ -239,3 +239,27 @@ def test_one_cards_penalties_are_one_announcement() -> None:
     assert len(penalties) == 1
     assert "Dana, draw four: no last-card call." in penalties[0].text
     assert "Omer, draw three: no plus three to break." in penalties[0].text
+
+
+def test_a_newer_cards_penalty_waits_at_most_until_the_older_one_is_heard() -> None:
+    """Penalties never wait long: a newer card's penalty cuts an older card's penalty
+    once its first PENALTY_HEARD_S (who draws how many) are said; the newer is then said."""
+    import time
+
+    from companion.voice.worker import PENALTY_HEARD_S
+
+    speaker = RecordingSpeaker(seconds=4.0)
+    voice = VoiceWorker(speaker)
+    voice.advance(1)
+    t0 = time.monotonic()
+    voice.speak("Dana, draw four: no last-card call, and the rest of a long reason.", Priority.PENALTY)
+    assert speaker.busy.wait(2)
+    voice.advance(2)  # the next card
+    voice.speak("Omer, draw two.", Priority.PENALTY)
+    deadline = time.monotonic() + 3.5
+    while not speaker.cut and time.monotonic() < deadline:
+        time.sleep(0.01)
+    cut_after = time.monotonic() - t0
+    assert speaker.cut == ["Dana, draw four: no last-card call, and the rest of a long reason."]
+    assert PENALTY_HEARD_S - 0.1 <= cut_after <= PENALTY_HEARD_S + 0.4
+    voice.stop()

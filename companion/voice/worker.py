@@ -9,6 +9,8 @@ moved, teaches a child nothing. So:
   comes; penalties, and lasting calls (a win, a reshuffle, a correction), are never;
 - the queue never holds more than ``max_backlog_s`` of speech: the least urgent
   sentences go first;
+- a newer card's penalty cuts an older card's penalty once its first 1.2 s (who
+  draws how many) are said;
 - a new penalty cuts off the sentence being spoken, unless it is a penalty too
   (speakers that can stop: :class:`~companion.voice.speakers.Pyttsx3Speaker` kills
   its player); a cut call ("choose a colour") is said again after it, a cut
@@ -36,6 +38,9 @@ from typing import NamedTuple
 from .speakers import Speaker, SpeechUnavailable
 
 SECONDS_PER_WORD = 0.36  # espeak-ng at 165 words a minute, measured with render_wav
+#: How long an older card's penalty is said before a newer card's penalty cuts it:
+#: "Dana, draw four" is heard by then (the reason follows, and is on the screen).
+PENALTY_HEARD_S = 1.2
 
 
 class Priority(enum.IntEnum):
@@ -73,17 +78,21 @@ class Utterance:
     queued_at: float = field(compare=False, default=0.0)
     topic: str | None = field(compare=False, default=None)
     lasting: bool = field(compare=False, default=False)
+    started_at: float = field(compare=False, default=0.0)  # when the speaker began it
 
 
 class VoiceWorker:
     def __init__(self, speaker: Speaker, on_error: Callable[[str], None] | None = None,
-                 max_backlog_s: float = 3.0, clock: Callable[[], float] = time.monotonic) -> None:
+                 max_backlog_s: float = 3.0, clock: Callable[[], float] = time.monotonic,
+                 speedup: float = 1.0) -> None:
+        """``clock`` and ``speedup``: a benchmark's compressed time (clock seconds pass
+        ``speedup`` times faster than real ones)."""
         self.speaker = speaker
         self.muted = False
         self.error: str | None = None
         self.on_error = on_error
         self.max_backlog_s = max_backlog_s
-        self.clock = clock
+        self.clock, self.speedup = clock, speedup
         #: the game's progress (the referee's event count); sentences queued before it moved
         #: on are stale once it has (penalties excepted)
         self.epoch = 0
@@ -124,7 +133,32 @@ class VoiceWorker:
                     heapq.heappush(self._heap, Utterance(now.priority, next(self._order), now.text,
                                                          now.epoch, now.queued_at, now.topic, now.lasting))
                 self._interrupt()
+            elif now is not None and priority == Priority.PENALTY and now.priority == Priority.PENALTY \
+                    and now.epoch < u.epoch:
+                self._cut_later(now)
             self._cv.notify()
+
+    def _cut_later(self, old: Utterance) -> None:
+        """A newer card's penalty waits behind an older one: the older is cut once its
+        first ``PENALTY_HEARD_S`` are said (who draws how many comes first; the reason
+        after it is on the screen), so no penalty waits longer than that."""
+        left = PENALTY_HEARD_S - (self.clock() - old.started_at)
+
+        def cut() -> None:
+            with self._cv:
+                if self._speaking is old:
+                    self.dropped.append(f"cut, a newer penalty: {old.text}")
+                    self._interrupt()
+
+        if left <= 0:
+            cut_now = self._speaking is old
+            if cut_now:
+                self.dropped.append(f"cut, a newer penalty: {old.text}")
+                self._interrupt()
+            return
+        timer = threading.Timer(left / self.speedup, cut)
+        timer.daemon = True
+        timer.start()
 
     def speak_all(self, texts: list[str] | list[Line] | list[tuple[str, Priority]]) -> None:
         for t in texts:
@@ -199,6 +233,7 @@ class VoiceWorker:
                         continue
                     if self.muted or self.error is not None:
                         continue
+                    u.started_at = self.clock()
                     self._speaking = u
                     return u
                 for w in self._waiters:
