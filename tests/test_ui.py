@@ -374,3 +374,18 @@ def test_placing_seats_asks_for_each_player_in_turn(tmp_path: Path) -> None:
     dump, _ = run_app(tmp_path, "--no-camera", "--players", "Dana,Omer,Noa", "--ui-script", script, seconds=3)
     assert dump["seats"] is None  # not used until every player has a seat
     assert "Omer sits" in dump["status"]
+
+
+@needs_x
+def test_a_kiosk_joins_an_event_from_the_setup_screen(tmp_path: Path) -> None:
+    """Issue 16: the board's address, the key and the table typed on the setup screen
+    start the outbox as --board/--event-key/--table do; a wrong address is said there."""
+    bad = _script(tmp_path, [[1.0, "setup", "board_url", "laptop:8080"], [1.3, "start_setup"]])
+    dump, _ = run_app(tmp_path, "--new-game", "--no-camera", "--ui-script", bad, seconds=2.5)
+    assert dump["screen"] == "setup" and "http://" in dump["message"]
+    good = _script(tmp_path, [[1.0, "setup", "board_url", "http://127.0.0.1:9"],
+                              [1.1, "setup", "event_key", "event-key-1"], [1.2, "setup", "table_no", "3"],
+                              [1.5, "start_setup"], [2.0, "enter_card"], [2.4, "pick", "B4"]])
+    dump, _ = run_app(tmp_path, "--new-game", "--no-camera", "--ui-script", good, seconds=4.5)
+    assert "Board offline since" in dump["status"]
+    assert (tmp_path / "j.db.board").exists()

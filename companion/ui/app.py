@@ -364,6 +364,10 @@ class TableScreen(Screen):
         elif action == "save_as":
             self._save_path.text = str(args[0])
             self._save_button.dispatch("on_release")
+        elif action == "setup":  # type into a setup screen field (id, text)
+            App.get_running_app().root.get_screen("setup").ids[str(args[0])].text = str(args[1])
+        elif action == "start_setup":  # press "Start the game"
+            App.get_running_app().start_from_setup()
         elif action == "tap_ring":  # a finger on the seat ring at this angle (degrees, as the camera sees)
             self.ids.ring.tap_angle(float(args[0]))
         elif action == "close":  # the open popups, as their Close/Done buttons do
@@ -392,6 +396,7 @@ class SetupScreen(Screen):
             row.add_widget(Label(text=f"{OPTION_LABELS[name]} ({OPTION_RULES[name]})", font_size="15sp",
                                  halign="left", text_size=(420, None)))
             self.ids.rules.add_widget(row)
+        self.ids.board_url.hint_text = "http://laptop:8080"  # an address, the same in every language
         self.show_names()
 
     def show_names(self) -> None:
@@ -452,6 +457,12 @@ class TakiApp(App):
     def start_from_setup(self) -> None:
         scr = self.root.get_screen("setup")
         names, first, rules, teaching, rate = scr.choices()
+        url = scr.ids.board_url.text.strip()
+        if url:  # event mode from the setup screen, as --board URL --event-key KEY --table N
+            problem = self.controller.join_board(url, scr.ids.event_key.text, scr.ids.table_no.text)
+            if problem:
+                scr.ids.message.text = problem
+                return
         self.controller.choose_deck(scr.ids.deck.text)
         self.controller.start_game(self, names, first, rules, teaching, rate, self.loc.language)
 

@@ -20,6 +20,7 @@ FIXED = (
     tr("TAKI Table Companion"), tr("Players"), tr("Youngest (starts)"), tr("Tournament (8 stages)"),
     tr("Teaching mode"), tr("Language"), tr("Voice speed"), tr("Deck"), tr("Default deck"),
     tr("House rules (the published defaults are ticked as printed)"), tr("Learn a deck"), tr("Start the game"),
+    tr("Event board"), tr("Event key"), tr("Table"),
     # standings.kv
     tr("Export CSV"), tr("Export JSON"), tr("Back to the table"),
     # enrol.kv

@@ -20,6 +20,9 @@ from ..voice.catalog import tr, words
 
 HAND_ONLY = tr("Refereeing by hand: tap 'Enter a card' for each card put down.")
 LOADING = tr("Loading the card reader…")
+BOARD_URL = tr("The event board's address starts with http:// (e.g. http://laptop:8080).")
+TABLE_NO = tr("The table number is a whole number from 1 to 999.")
+NOT_SAVED = tr("This game is not being saved, so it cannot be sent to the event board.")
 
 
 def _kivy_env(args: argparse.Namespace) -> None:
@@ -307,12 +310,7 @@ class Controller:
                 self.session = s
                 app.use_session(s)
         if getattr(a, "board", None) and self.journal is not None:
-            import socket
-
-            from ..board.outbox import Outbox
-
-            self.outbox = Outbox(self.journal.path, a.board, a.event_key or "", f"{socket.gethostname()}-t{a.table}",
-                                 a.table).start()  # the journal is the outbox: refereeing never waits on it
+            self.join_board(a.board, a.event_key or "", str(a.table))
         if getattr(a, "enrol", False):
             self.when_reader_ready(app.open_enrolment)
         if getattr(a, "ui_script", None):
@@ -332,6 +330,25 @@ class Controller:
         table = app.root.get_screen("table")
         for t, action, *args in json.loads(Path(path).read_text()):
             Clock.schedule_once(lambda _dt, action=action, args=args: table.scripted(action, *args), float(t))
+
+    def join_board(self, url: str, key: str, table: str) -> str | None:
+        """Push this kiosk's journal to an event board (the journal is the outbox:
+        refereeing never waits on it). Returns what is wrong with the entries, or None."""
+        import socket
+
+        if not url.startswith(("http://", "https://")):
+            return words(self.language)(BOARD_URL)
+        if not table.strip().isdigit() or not 1 <= int(table) <= 999:
+            return words(self.language)(TABLE_NO)
+        if self.journal is None:
+            return words(self.language)(NOT_SAVED)
+        from ..board.outbox import Outbox
+
+        if getattr(self, "outbox", None) is not None:
+            self.outbox.stop()
+        n = int(table)
+        self.outbox = Outbox(self.journal.path, url, key, f"{socket.gethostname()}-t{n}", n).start()
+        return None
 
     def start_game(self, app: Any, names: list[str], first: int, rules: Any, teaching: bool, rate: float,
                    language: Any = None) -> None:
