@@ -138,7 +138,8 @@ class Controller:
             self.load_detector()
             Clock.schedule_once(lambda _dt: self._attach_waiting(), 0)
 
-        threading.Thread(target=work, name="taki-reader-load", daemon=True).start()
+        self._loader = threading.Thread(target=work, name="taki-reader-load", daemon=True)
+        self._loader.start()
 
     def when_reader_ready(self, then: Any) -> None:
         """Run ``then()`` on the UI thread once the reader has loaded (at once if it has)."""
@@ -515,6 +516,11 @@ class Controller:
         app.stop()
 
     def on_stop(self, app: Any) -> None:
+        loader = getattr(self, "_loader", None)
+        if loader is not None and loader.is_alive():
+            # Closed while the reader loads: let it finish, or the interpreter exits under
+            # ONNX Runtime's threads and the process aborts instead of closing.
+            loader.join(timeout=15)
         self.stop_enrolment()
         if getattr(self, "outbox", None) is not None:
             self.outbox.stop()
