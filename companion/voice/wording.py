@@ -225,14 +225,23 @@ def _line(text: str, r: Ruling) -> Line:
 
 def _merge_penalties(lines: list[Line]) -> list[Line]:
     """A card's penalties as one utterance, so the second is not queued behind the
-    first as news of its own (one card, one announcement, said at once)."""
+    first as news of its own (one card, one announcement, said at once); together
+    they are said without their reasons ("Eli, draw four. Dana, draw three."), which
+    the screen shows, so the announcement stays under three seconds."""
     out: list[Line] = []
-    for line in lines:
-        prev = out[-1] if out else None
-        if prev is not None and prev.priority == line.priority == Priority.PENALTY:
-            out[-1] = Line(f"{prev.text} {line.text}", Priority.PENALTY, prev.topic or line.topic,
-                           prev.supersedes or line.supersedes)
-        else:
+    run: list[Line] = []
+    for line in [*lines, None]:
+        if line is not None and line.priority == Priority.PENALTY:
+            run.append(line)
+            continue
+        if len(run) == 1:
+            out.append(run[0])
+        elif run:
+            out.append(Line(" ".join(r.short or r.text for r in run), Priority.PENALTY,
+                            next((r.topic for r in run if r.topic), None),
+                            next((r.supersedes for r in run if r.supersedes), None)))
+        run = []
+        if line is not None:
             out.append(line)
     return out
 
@@ -260,7 +269,12 @@ def sentences(step: Step, teaching: bool = False, lang: Language = Language.ENGL
             continue
         s = sentence(r, teaching, lang)
         if s:
-            out.append(_line(s, r))
+            line = _line(s, r)
+            if r.kind in (K.DRAW, K.PENALTY) and r.key in DRAW_REASONS:
+                short = whole_sentence(w.plural(trn("{name}, draw a card.", "{name}, draw {count}."), r.n,
+                                                name=r.name))
+                line = line._replace(short=short)
+            out.append(line)
     if any(r.kind is K.PLUS3_BROKEN for r in step.rulings) and not step.state.is_over:
         st = step.state  # an out-of-turn play: nobody would know whose turn it is now
         out.append(Line(w(tr("{name}, your turn."), name=st.names[st.to_move]), Priority.CALL))

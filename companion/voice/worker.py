@@ -67,6 +67,7 @@ class Line(NamedTuple):
     topic: str | None = None
     supersedes: str | None = None
     lasting: bool = False  # a call worth saying even after the game moved on
+    short: str | None = None  # the same without its reason, for when time is short
 
 
 @dataclass(order=True)
