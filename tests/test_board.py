@@ -316,3 +316,29 @@ def test_the_page_in_a_real_browser_shows_tables_and_updates_live(tmp_path: Path
         browser.quit()
         board.kill()
         board.wait(10)
+
+
+def test_finished_games_and_every_game_are_exported(tmp_path: Path, board_db: str) -> None:
+    """Issue 16 (1, 5): a table's finished game stays on the board with its winner after
+    the next game starts, and the exports hold every game, event for event."""
+    from companion.rules.notation import from_text
+
+    client, store = _client(board_db)
+    jp = tmp_path / "k.db"
+    for seed in range(40):  # a game played to its end
+        _game(jp, ["Dana", "Omer"], seed=seed, moves=2000)
+        states = _journal_states(jp)
+        last = max(states)
+        if from_text(states[last][-1][1]).is_over:
+            break
+    else:
+        pytest.fail("no random game ended")
+    _game(jp, ["Dana", "Omer"], seed=99, moves=10)  # the table's next game, just begun
+    assert Outbox(jp, "http://board", KEY, "kiosk-1", 1, transport=_via(client)).push_once()
+    journal = _journal_states(jp)
+    data = client.get("/export.json").json()
+    assert {(g["game"]): [(e["seq"], e["state"]) for e in g["history"]] for g in data["games"]} == journal
+    finished = data["finished"]
+    assert [g["game"] for g in finished] == [last] and finished[0]["winner"] in ("Dana", "Omer")
+    rows = client.get("/games.csv").text.splitlines()
+    assert rows[0] == "table,kiosk,game,seq,state" and len(rows) == 1 + sum(len(v) for v in journal.values())

@@ -40,6 +40,8 @@ td{padding:.1rem .6rem}.win{color:#7f7}
 <h1>TAKI event board</h1><p id="status">connecting…</p>
 <div class="tables" id="tables"></div>
 <h2>Leaders</h2><table id="leaders"></table>
+<h2>Finished</h2><table id="finished"></table>
+<p><a href="export.csv">standings (CSV)</a> · <a href="games.csv">every game (CSV)</a> · <a href="export.json">everything (JSON)</a></p>
 <script>
 function esc(s){return String(s).replace(/[&<>"]/g,c=>({'&':'&amp;','<':'&lt;','>':'&gt;','"':'&quot;'}[c]))}
 function draw(d){
@@ -58,6 +60,9 @@ function draw(d){
   document.getElementById('leaders').innerHTML=d.leaders.slice(0,10).map(r=>'<tr><td>'+esc(r.name)
     +'</td><td>table '+r.table+'</td><td>'+(r.stage!==null?'stage '+r.stage:'')+'</td><td>'
     +(r.cards!==null?r.cards+' cards':'')+'</td></tr>').join('');
+  document.getElementById('finished').innerHTML=(d.finished||[]).map(g=>'<tr><td>table '+g.table+'</td><td>game '
+    +g.game+'</td><td class="win">'+esc(g.winner||'')+(g.tournament?' won the tournament':' won')+'</td><td>'
+    +g.names.map(esc).join(', ')+'</td></tr>').join('');
   document.getElementById('status').textContent='live: '+d.events+' events';
 }
 const es=new EventSource('stream'); es.onmessage=e=>draw(JSON.parse(e.data));
@@ -98,7 +103,7 @@ class Board:
 
     def snapshot(self) -> dict[str, Any]:
         return {"tables": self.store.tables(), "leaders": self.store.leaders(), "events": self.store.count(),
-                "version": self.version}
+                "finished": self.store.finished(), "version": self.version}
 
     def authorised(self, request: Request) -> bool:
         given = request.headers.get("x-event-key", "").encode()
@@ -176,10 +181,24 @@ def make_app(store: BoardStore, event_key: str) -> Starlette:
                                  headers={"Cache-Control": "no-cache"})
 
     async def export_json(request: Request) -> Response:
-        data = board.snapshot()
-        data["games"] = [{"table": t["table"], "kiosk": t["kiosk"], "game": t["game"],
-                          "history": store.history(t["kiosk"], t["game"])} for t in data["tables"]]
-        return JSONResponse(data)
+        def everything() -> dict[str, Any]:
+            data = board.snapshot()
+            data["games"] = [{**g, "history": [{"seq": seq, "state": st} for seq, st in
+                                               store.history(g["kiosk"], g["game"])]} for g in store.games()]
+            return data
+        return JSONResponse(await asyncio.to_thread(everything))
+
+    async def export_games_csv(request: Request) -> Response:
+        """Every game, every event: one row per journalled event as the kiosk sent it."""
+        def rows() -> str:
+            out = io.StringIO()
+            w = csv.writer(out)
+            w.writerow(["table", "kiosk", "game", "seq", "state"])
+            for g in store.games():
+                for seq, st in store.history(g["kiosk"], g["game"]):
+                    w.writerow([g["table"], g["kiosk"], g["game"], seq, st])
+            return out.getvalue()
+        return PlainTextResponse(await asyncio.to_thread(rows), media_type="text/csv")
 
     async def export_csv(request: Request) -> Response:
         out = io.StringIO()
@@ -192,6 +211,7 @@ def make_app(store: BoardStore, event_key: str) -> Starlette:
     app = Starlette(routes=[
         Route("/", page), Route("/api/push", push, methods=["POST"]), Route("/api/tables", tables),
         Route("/stream", stream), Route("/export.json", export_json), Route("/export.csv", export_csv),
+        Route("/games.csv", export_games_csv),
     ])
     app.state.board = board
     return app

@@ -255,6 +255,30 @@ class BoardStore:
                 out.append(row)
         return out
 
+    def games(self) -> list[dict[str, Any]]:
+        """Every game on the board (not only each table's latest), with how it stands:
+        its last state's counts and, once it is over, its winner."""
+        def read() -> list[dict[str, Any]]:
+            with self._lock:
+                return [{"kiosk": k, "game": g, "table": t, "names": json.loads(n), "last_seq": s, "state": st}
+                        for k, g, t, n, s, st in self._q(
+                            "SELECT e.kiosk, e.game, g.table_no, g.names, e.seq, e.state FROM events e "
+                            "JOIN (SELECT kiosk, game, MAX(seq) AS top FROM events GROUP BY kiosk, game) m "
+                            "ON e.kiosk = m.kiosk AND e.game = m.game AND e.seq = m.top "
+                            "JOIN games g ON g.kiosk = e.kiosk AND g.game = e.game ORDER BY g.table_no, e.game")]
+        out = []
+        for row in self._retry(read):
+            st = from_text(row.pop("state"))
+            row.update(over=st.is_over, winner=st.names[st.winner] if st.winner is not None else None,
+                       tournament=st.stages is not None, counts=list(st.counts))
+            out.append(row)
+        return out
+
+    def finished(self) -> list[dict[str, Any]]:
+        """The games that are over, table by table: who won (a tournament's last game
+        is a tournament won)."""
+        return [g for g in self.games() if g["over"]]
+
     def leaders(self) -> list[dict[str, Any]]:
         """Across tables: each player's stage (tournaments, 8 -> 1) or cards in hand, best first."""
         rows = []
