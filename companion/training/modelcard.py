@@ -32,7 +32,8 @@ def _kind_accuracy(per_face: dict[str, float]) -> list[tuple[str, float]]:
 
 def card(heldout_json: Path, test_json: Path, speed: Path, run: Path, history: str, cls_run: Path | None = None,
          cls_data: str = "", backend_jsons: dict[str, Path] | None = None, data: str = "",
-         runtime_jsons: dict[str, Path] | None = None, limits: str = "") -> str:
+         runtime_jsons: dict[str, Path] | None = None, limits: str = "",
+         previous: Path = Path("models/README.md")) -> str:
     held = json.loads(heldout_json.read_text())
     test = json.loads(test_json.read_text())
     kept = None
@@ -42,7 +43,7 @@ def card(heldout_json: Path, test_json: Path, speed: Path, run: Path, history: s
         last = {k.strip(): v for k, v in rows[-1].items()} if rows else {}
     else:  # the finder was not retrained and its run is gone: its section is kept from the last card
         args, rows, last = {"imgsz": 192}, [], {}
-        kept = _section(Path("models/README.md"), "## Training the card finder")
+        kept = _section(previous, "## Training the card finder")
     confusions = {(t, p): n for t, p, n in held["confusions"]}
     lines = [
         "# Shipped models: card finder `taki-yolov8n`, face classifier `taki-cls-yolov8n`",
@@ -207,7 +208,8 @@ def main() -> None:
     runtimes = {k: Path(v) for k, v in (b.split("=", 1) for b in a.runtime)}
     limits = Path(a.limits).read_text() if a.limits else "- Trained on rendered faces only."
     Path(a.out).write_text(card(Path(a.heldout), Path(a.test), Path(a.speed), Path(a.run), a.history,
-                                Path(a.cls_run), a.cls_data, backends, a.data, runtimes, limits))
+                                Path(a.cls_run), a.cls_data, backends, a.data, runtimes, limits,
+                                previous=Path(a.out)))
 
 
 if __name__ == "__main__":

@@ -118,11 +118,7 @@ class VoiceWorker:
                           self.clock(), topic, lasting)
             now = self._speaking
             if supersedes is not None:
-                old = [q for q in self._heap if q.topic == supersedes]
-                if old:
-                    self._heap = [q for q in self._heap if q.topic != supersedes]
-                    heapq.heapify(self._heap)
-                    self.dropped += [f"superseded: {q.text}" for q in old]
+                self._drop(lambda q: q.topic == supersedes, "superseded")
                 if now is not None and now.topic == supersedes:
                     self.dropped.append(f"cut, superseded: {now.text}")
                     self._interrupt()
@@ -152,10 +148,7 @@ class VoiceWorker:
                     self._interrupt()
 
         if left <= 0:
-            cut_now = self._speaking is old
-            if cut_now:
-                self.dropped.append(f"cut, a newer penalty: {old.text}")
-                self._interrupt()
+            cut()  # the condition's lock is re-entrant: the caller holds it already
             return
         timer = threading.Timer(left / self.speedup, cut)
         timer.daemon = True
@@ -174,11 +167,7 @@ class VoiceWorker:
         """The game moved on: instructions queued before ``epoch`` are stale."""
         with self._cv:
             self.epoch = max(self.epoch, epoch)
-            stale = [u for u in self._heap if self._stale(u)]
-            if stale:  # gone at once, so the backlog counts only what will be said
-                self._heap = [u for u in self._heap if not self._stale(u)]
-                heapq.heapify(self._heap)
-                self.dropped += [f"stale: {u.text}" for u in stale]
+            self._drop(self._stale, "stale")  # gone at once: the backlog counts only what will be said
 
     def backlog_seconds(self) -> float:
         with self._cv:
@@ -207,6 +196,14 @@ class VoiceWorker:
         stop = getattr(self.speaker, "stop", None)
         if callable(stop):
             stop()
+
+    def _drop(self, which: Callable[[Utterance], bool], why: str) -> None:
+        """Take the waiting sentences ``which`` picks off the queue, noting ``why``."""
+        gone = [u for u in self._heap if which(u)]
+        if gone:
+            self._heap = [u for u in self._heap if not which(u)]
+            heapq.heapify(self._heap)
+            self.dropped += [f"{why}: {u.text}" for u in gone]
 
     def _stale(self, u: Utterance) -> bool:
         return u.priority >= Priority.CALL and not u.lasting and u.epoch < self.epoch
