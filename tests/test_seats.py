@@ -45,7 +45,7 @@ def test_the_arm_watcher_finds_each_players_side_in_a_video() -> None:
         assert [p.seat for p in video.plays] == [0, 1, 2, 3, 0, 2, 1, 2, 3, 0]
         s = score_video(video, OracleDetector(video, seed=seed), seats=SeatMap.evenly(4))
         right, wrong, seated = right + s.seat_right, wrong + s.seat_wrong, seated + s.seated
-    assert seated >= 18 and right / seated >= 0.8 and wrong <= 1, (right, wrong, seated)
+    assert seated >= 18 and right / seated >= 0.9 and wrong == 0, (right, wrong, seated)
 
 
 def test_an_arm_that_never_reaches_the_pile_names_nobody() -> None:
@@ -60,6 +60,74 @@ def test_an_arm_that_never_reaches_the_pile_names_nobody() -> None:
     for i in range(3, 6):
         w.update(reach, i * 0.1)
     assert w.reach_before(0.6) is None
+
+
+def _frame(arm: str | None = None, depth: float = 1.0, card: int = 0):
+    """A 96-px table seen from above with the pile in the middle; ``arm`` reaches in from
+    "left", "top" or "bottom" ``depth`` of the way to the pile; ``card`` picks the top card."""
+    import numpy as np
+
+    img = np.full((96, 96, 3), 110, np.uint8)
+    img[34:62, 38:58] = (230, 230, 230) if card == 0 else (60, 60, 200)
+    if card:
+        img[40:56, 44:52] = 250  # the new card's face: another picture on the pile
+    reach = int(48 * depth)
+    if arm == "left":
+        img[42:54, 0:reach] = (80, 130, 200)
+    elif arm == "top":
+        img[0:reach, 42:54] = (80, 130, 200)
+    elif arm == "bottom":
+        img[96 - reach:96, 42:54] = (80, 130, 200)
+    return img
+
+
+def _watch(w: ArmWatcher, frames: list, t0: float) -> float:
+    t = t0
+    for f in frames:
+        w.update(f, t)
+        t = round(t + 0.1, 3)
+    return t
+
+
+def test_a_hand_that_only_hovers_after_the_play_is_not_taken_for_the_player() -> None:
+    w = ArmWatcher()
+    w.pile = (0.5, 0.5)
+    t = _watch(w, [_frame()] * 4, 0.0)
+    # the player reaches in from the left and puts a new card down, then goes back
+    t = _watch(w, [_frame("left", 0.5), _frame("left", 1.0), _frame("left", 1.0, card=1),
+                   _frame("left", 0.5, card=1)] + [_frame(card=1)] * 3, t)
+    # someone reaches over the pile from the top and changes nothing
+    t = _watch(w, [_frame("top", 0.5, card=1), _frame("top", 1.0, card=1), _frame("top", 1.0, card=1),
+                   _frame("top", 0.5, card=1)] + [_frame(card=1)] * 2, t)
+    reach = w.reach_before(t, same_face=True)  # a card like the one before: read only now
+    assert reach is not None and angle_gap(reach.angle, 180) < 15 and reach.confidence >= SEAT_SURE
+
+
+def test_the_last_players_arm_going_back_is_not_taken_for_the_next_player() -> None:
+    w = ArmWatcher()
+    w.pile = (0.5, 0.5)
+    t = _watch(w, [_frame()] * 4 + [_frame("bottom", 0.5), _frame("bottom", 1.0), _frame("bottom", 1.0, card=1)], 0.0)
+    first = w.reach_before(t - 0.1)
+    assert first is not None and angle_gap(first.angle, 90) < 15
+    played_at = t - 0.1
+    # that arm stays over the pile while the next card lands under it, unseen arm and all
+    t = _watch(w, [_frame("bottom", 1.0, card=1), _frame("bottom", 0.7, card=1), _frame(card=1)], t)
+    assert w.reach_before(t, since=played_at) is None  # nobody named, rather than the wrong child
+
+
+def test_a_shaking_camera_over_a_checked_cloth_is_not_an_arm() -> None:
+    import cv2
+    import numpy as np
+
+    board = ((np.indices((320, 320)).sum(axis=0) // 40) % 2 * 200 + 30).astype(np.uint8)
+    board = cv2.cvtColor(board, cv2.COLOR_GRAY2BGR)
+    w = ArmWatcher()
+    rng = np.random.default_rng(5)
+    for i in range(30):
+        dx, dy = rng.normal(0, 2.0, 2)
+        w.update(cv2.warpAffine(board, np.float32([[1, 0, dx], [0, 1, dy]]), (320, 320),
+                                borderMode=cv2.BORDER_REFLECT), i * 0.1)
+    assert not w.seen  # the tiles' edges moving by a pixel reached no edge as an arm
 
 
 def _open_taki() -> Referee:

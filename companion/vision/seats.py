@@ -12,7 +12,12 @@ regions that touch the edge; the one reaching deepest towards the pile is the
 arm that plays. The angle of its entry point, seen from the pile, is kept with
 the time. When the tracker settles on a new card, :meth:`ArmWatcher.reach_before`
 gives the angle of the arm that last reached the pile, and a confidence (how
-consistent the frames were and how deep the arm reached).
+consistent the frames were and how deep the arm reached). What fooled it before,
+each now handled: a shaking camera over a checked cloth (the table is followed by
+phase correlation), the last player's arm still going back when the next card
+lands, a hand that reaches over the pile and changes nothing (its visit is
+compared with the pile before and after), another hand that stops short, and the
+card just put down bending the arm's outline for a frame or two.
 
 :class:`SeatMap` turns an angle into a seat: seats are angles around the pile,
 evenly spread by default or calibrated from each player's reach; a reach
@@ -31,8 +36,16 @@ import numpy as np
 
 
 #: The referee acts on a seat only this sure of it (else the turn order, or it asks).
-SEAT_SURE = 0.9  # chosen on tuning videos (seeds 1000-1019): fewer wrong seats over more named ones
+SEAT_SURE = 0.6  # chosen on tuning videos (seeds 1000-1019, 4 and 8 seats): no wrong seat named there
 NEAR_PILE = 0.45  # an arm's depth (1: over the pile's centre) that counts as reaching the pile
+AWAY = 0.2  # an arm this far from the pile (depth) has gone back to its seat
+STALE_S = 1.2  # seconds between an arm leaving the pile and its card first read, at most
+PATCH_BLUR = 2.0  # pixels of the 96-px picture: the pile compared at the scale of a card, not its print
+HOVER_MOVED = 0.06  # a visit that changed the pile's picture less than this only hovered (pile_moved)
+SHORT_OF = 0.2  # a run of frames whose arm came this much less deep than the deepest one stopped short
+JUMP_DEG = 60.0  # an arm's direction changing more than this from one frame to the next: another arm
+AGREE_DEG = 30.0  # frames of one reach whose angles are this close agree on its direction
+MAX_SHAKE = 0.04  # the largest camera shift between frames taken for a shake (fraction of the picture)
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +89,9 @@ class ArmWatcher:
         self.last_mask: np.ndarray | None = None
         self._prev: np.ndarray | None = None
         self._steady = np.zeros((size, size), np.int32)  # frames each pixel has not changed
+        self._window: np.ndarray | None = None
+        self._views: deque[tuple[float, bool, np.ndarray]] = deque()  # (t, an arm over the pile, the pile)
+        self._last_angle: float | None = None  # the direction of the last reach named
 
     def update(self, image: np.ndarray, t: float) -> Reach | None:
         small = cv2.resize(image, (self.size, self.size), interpolation=cv2.INTER_AREA).astype(np.float32)
@@ -84,6 +100,15 @@ class ArmWatcher:
             self.background, self._prev = small, small
             self._steady = np.zeros(small.shape[:2], np.int32)
             return None
+        # a camera that shakes by a fraction of a pixel turns every sharp edge of the table
+        # (a checked cloth, tiles) into "motion" reaching the picture's edge, like an arm:
+        # follow the shake first, moving the learnt table with the camera
+        dx, dy = self._shake(small)
+        if dx or dy:
+            shift = np.float32([[1, 0, dx], [0, 1, dy]])
+            self.background = cv2.warpAffine(self.background, shift, (self.size, self.size),
+                                             borderMode=cv2.BORDER_REPLICATE)
+            self._prev = cv2.warpAffine(self._prev, shift, (self.size, self.size), borderMode=cv2.BORDER_REPLICATE)
         # how long each pixel has stayed the same: what lies still for a while is table
         # (the card just put down, an arm's ghost), whatever region it belongs to
         change = np.abs(small - self._prev).max(axis=2) if small.ndim == 3 else np.abs(small - self._prev)
@@ -104,12 +129,57 @@ class ArmWatcher:
         self.background = self.background * (1 - rate) + small * rate
         while self.seen and t - self.seen[0].t > self.keep_s:
             self.seen.popleft()
+        self._views.append((t, arms is not None and bool(self._pile_patch(arms.astype(np.float32)).any()),
+                            self._pile_patch(small)))
+        while self._views and t - self._views[0][0] > self.keep_s:
+            self._views.popleft()
         if arm is None:
             return None
         reach = self._reach(arm)
         if reach is not None:
             self.seen.append(_Seen(t, reach.angle, reach.depth, reach.confidence))
         return reach
+
+    def _shake(self, small: np.ndarray) -> tuple[float, float]:
+        """The camera's small shift since the learnt table (pixels), by phase correlation;
+        nothing when the match is weak or the shift too large to be a shake."""
+        assert self.background is not None
+        grey = (lambda a: a.mean(axis=2) if a.ndim == 3 else a)
+        if self._window is None:
+            self._window = cv2.createHanningWindow((self.size, self.size), cv2.CV_64F)
+        (dx, dy), response = cv2.phaseCorrelate(grey(self.background).astype(np.float64),
+                                                grey(small).astype(np.float64), self._window)
+        if response < 0.1 or math.hypot(dx, dy) > MAX_SHAKE * self.size or math.hypot(dx, dy) < 0.05:
+            return 0.0, 0.0
+        return float(dx), float(dy)
+
+    def _pile_patch(self, small: np.ndarray) -> np.ndarray:
+        n = self.size
+        cx, cy = self._centre()
+        r = int(n * 0.12)
+        x0, y0 = int(min(max(cx - r, 0), n - 2 * r)), int(min(max(cy - r, 0), n - 2 * r))
+        patch = small[y0:y0 + 2 * r, x0:x0 + 2 * r]
+        patch = (patch.mean(axis=2) if patch.ndim == 3 else patch).astype(np.float32)
+        return cv2.GaussianBlur(patch, (0, 0), PATCH_BLUR)  # the camera's shake moves sharp edges
+
+    def pile_moved(self, t0: float, t1: float) -> float | None:
+        """How much the pile changed across an arm's visit from ``t0`` to ``t1`` (0: the same
+        picture, 1: unrelated), from the last arm-free view before to the first after;
+        None when either is missing. A hand that only hovered leaves it as it was."""
+        # a frame apart from the visit either side: an arm coming or going blurs and shades
+        # the pile's edge where its outline was not found
+        # (when there is one: the card may be read before the second frame after)
+        clear = [v for v in self._views if not v[1]]
+        before = [v for v in clear if v[0] < t0 - 0.15] or [v for v in clear if v[0] < t0]
+        after = [v for v in clear if v[0] > t1 + 0.15] or [v for v in clear if v[0] > t1]
+        if not before or not after:
+            return None
+        a, b = before[-1][2], after[0][2]
+        a, b = a - a.mean(), b - b.mean()
+        den = float(np.sqrt((a * a).sum() * (b * b).sum()))
+        if den < 1e-6:
+            return None
+        return float(max(0.0, 1.0 - (a * b).sum() / den))
 
     def _centre(self) -> tuple[float, float]:
         n = self.size
@@ -164,34 +234,85 @@ class ArmWatcher:
         return Reach(angle, float(min(1.0, 1.2 - width)), depth)
 
     def reach_before(self, t: float, since: float | None = None, window_s: float = 3.0,
-                     gap_s: float = 0.25) -> Reach | None:
+                     gap_s: float = 0.25, same_face: bool = False) -> Reach | None:
         """The arm that last reached the pile before ``t``: the last unbroken run of
         frames with an arm in it that came near the pile, the first frames of it where
         the arm came deepest, their mean angle, and how much they agree."""
         start = t - window_s if since is None else max(t - window_s, since)  # since the last card
         recent = [s for s in self.seen if start < s.t <= t + 0.05]
-        # reaches: unbroken runs of frames with an arm near the pile, coming from one side
-        # (an arm that hovered and withdrew, then the player's: two reaches)
-        reaches: list[list[_Seen]] = []
+        # the last player's arm may still be going back when the next card's arm comes in:
+        # frames that go on in the last reach's direction, before any other, are its
+        # (an arm there all along since that card, in its direction); if it is the only arm
+        # seen, the player's own arm was not seen and nobody is named
+        if self._last_angle is not None and since is not None:
+            lead, prev_t = 0, since
+            while (lead < len(recent) and recent[lead].t - prev_t <= gap_s and recent[lead].depth >= AWAY
+                   and angle_gap(recent[lead].angle, self._last_angle) <= AGREE_DEG):
+                prev_t, lead = recent[lead].t, lead + 1
+            recent = recent[lead:]
+        # episodes: unbroken runs of frames with an arm in view (an arm that hovered and
+        # withdrew, then the player's: two episodes); the last one that came near the pile
+        episodes: list[list[_Seen]] = []
         for s in recent:
-            if s.depth < NEAR_PILE:
-                continue
-            if reaches and s.t - reaches[-1][-1].t <= gap_s and angle_gap(s.angle, reaches[-1][-1].angle) < 40:
-                reaches[-1].append(s)
+            if s.depth < AWAY:
+                episodes.append([])  # the arm went back to the table's edge: the next reach is another
+            elif episodes and episodes[-1] and s.t - episodes[-1][-1].t <= gap_s:
+                episodes[-1].append(s)
             else:
-                reaches.append([s])
-        if reaches:
-            reach = reaches[-1]
-            deepest = max(s.depth for s in reach)
-            # the first frames where it got there: the arm arrives with the card; later the
-            # card lying there can join another arm into one moving region
-            first = next(i for i, s in enumerate(reach) if s.depth >= deepest - 0.15)
-            close = [s for s in reach[first:first + 2] if s.depth >= deepest - 0.15]
-            angle, agree = circular_mean([s.angle for s in close], [s.strength + 0.1 for s in close])
-            support = min(1.0, 0.6 + 0.2 * len(close))  # one frame at the pile is less sure than two
-            strength = float(np.mean([s.strength for s in close]))
-            return Reach(angle, float(agree * support * min(1.0, strength + 0.3)), deepest)
-        return None
+                episodes.append([s])
+        near = [[s for s in e if s.depth >= NEAR_PILE] for e in episodes if e]
+        spans = [(e[0].t, e[-1].t) for e in episodes if e]
+        visits = [(f, span) for f, span in zip(near, spans) if f]
+        # a hand that reached over the pile and left it as it was played nothing (it only
+        # delayed the card's reading): the player is the last arm that changed the pile
+        played = [(f, span) for f, span in visits if _at_least(self.pile_moved(*span), HOVER_MOVED)]
+        visits = played or visits
+        # a reach that left the pile long before the card was first read put down another
+        # card (one like the one before, missed), or none: nobody is named from it (a card
+        # like the one before has no time it was first read: no age limit)
+        if not visits or (not same_face and t - visits[-1][0][-1].t > STALE_S):
+            return None
+        runs = _arm_runs(visits[-1][0])
+        # the last arm to hold still over the pile put the card down (an arm still there from
+        # the card before, or one that came and went, came first)
+        # (another player's hand reaching in at the same time stops short of the pile)
+        deepest = max(f.depth for r in runs for f in r)
+        steady = [r for r in runs if len(r) >= 2 and max(f.depth for f in r) >= deepest - SHORT_OF]
+        chosen = (steady or runs)[-1]
+        later = [f for r in runs[runs.index(chosen) + 1:] for f in r]  # brief other directions after it
+        weights = [f.strength * (0.5 + f.depth) for f in chosen]
+        cluster = list(zip(chosen, weights))
+        angle, tight = circular_mean([f.angle for f in chosen], weights)
+        share = sum(weights) / (sum(weights) + sum(f.strength * (0.5 + f.depth) for f in later) or 1.0)
+        count = min(1.0, 0.6 + 0.2 * len(chosen))  # one frame at the pile is less sure than two
+        strength = float(np.mean([f.strength for f in chosen]))
+        deepest = max(f.depth for f, _ in cluster)
+        self._last_angle = angle
+        return Reach(angle, float(share * tight * count * min(1.0, strength + 0.3)), deepest)
+
+
+def _at_least(value: float | None, least: float) -> bool:
+    """Unknown counts as enough (a visit whose pile could not be compared was a play)."""
+    return value is None or value >= least
+
+
+def _arm_runs(frames: list[_Seen]) -> list[list[_Seen]]:
+    """Frames split where the arm's direction jumps (another arm took over), with a brief
+    jump between two runs of one direction dropped (the card just put down, joined to the
+    arm for a frame or two, bends its outline) and those runs joined."""
+    runs: list[list[_Seen]] = []
+    for f in frames:
+        if runs and angle_gap(f.angle, runs[-1][-1].angle) <= JUMP_DEG:
+            runs[-1].append(f)
+        else:
+            runs.append([f])
+    i = 1
+    while i + 1 < len(runs):
+        if len(runs[i]) <= 2 and angle_gap(runs[i - 1][-1].angle, runs[i + 1][0].angle) <= AGREE_DEG:
+            runs[i - 1:i + 2] = [runs[i - 1] + runs[i + 1]]
+        else:
+            i += 1
+    return runs
 
 
 @dataclass(frozen=True, slots=True)

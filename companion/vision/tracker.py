@@ -116,6 +116,7 @@ class LeadingCardTracker:
         self._unreadable_said = False
         self._played_t: float | None = None  # when the last card was seen to land
         self._first_read: dict[Card, float] = {}  # when each face was first read since the last card
+        self._last_seen: tuple[Card, float] | None = None  # the last face read, and when
 
     # ------------------------------------------------------------ pieces
 
@@ -204,6 +205,7 @@ class LeadingCardTracker:
             self.occluded, self.disturbed = True, True
             self._readings.clear()
             self._boxes.clear()
+            self._last_seen = None
             out.append(TrackEvent(TrackKind.OCCLUDED, t))
         elif self.occluded:
             self._calm = self._calm + 1 if motion < cfg.motion_off else 0
@@ -214,7 +216,14 @@ class LeadingCardTracker:
             return out
         self._readings.append(reading.card if reading else None)
         if reading is not None:
-            self._first_read.setdefault(reading.card, t)  # when each face was first read since the last card
+            # when each face was first read since the last card: twice running (one misread
+            # frame while the last player's arm withdraws would date the card too early)
+            if self._last_seen is not None and self._last_seen[0] == reading.card:
+                self._first_read.setdefault(reading.card, self._last_seen[1])
+            self._last_seen = (reading.card, t if self._last_seen is None or self._last_seen[0] != reading.card
+                               else self._last_seen[1])
+        else:
+            self._last_seen = None
         if reading is not None:
             self._boxes.append(reading)
             self._last_read_t, self._unreadable_said = t, False
@@ -230,7 +239,8 @@ class LeadingCardTracker:
             # hovered over the pile after that (delaying this event) is not the player
             # (a card like the one before was lying there all along: its arm is the last one)
             seen_at = t if reading.card == before else self._first_read.get(reading.card, t)
-            reach = self.arms.reach_before(seen_at, since=self._played_t) if self.arms is not None else None
+            reach = self.arms.reach_before(seen_at, since=self._played_t, same_face=reading.card == before) \
+                if self.arms is not None else None
             self._played_t = t
             self._first_read = {}
             out.append(TrackEvent(TrackKind.PLAYED, t, reading.card, reading.confidence, reading.box, reach))
