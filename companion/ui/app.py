@@ -68,6 +68,19 @@ def to_texture(img: np.ndarray) -> Texture:
     return tex
 
 
+def show_frame(widget: Any, img: np.ndarray) -> None:
+    """Put a camera frame on ``widget`` (an Image), into the texture it already has when
+    the size fits. Why: a new texture ten times a second left the software GL's freed
+    buffers to the allocator, and the kiosk's memory crept up by about 0.4 MiB a second."""
+    fmt = "bgra" if img.shape[2] == 4 else "bgr"
+    tex = widget.texture
+    if tex is None or tuple(tex.size) != (img.shape[1], img.shape[0]) or tex.colorfmt != fmt:
+        widget.texture = to_texture(img)
+        return
+    tex.blit_buffer(np.ascontiguousarray(img[::-1]).tobytes(), colorfmt=fmt, bufferfmt="ubyte")
+    widget.canvas.ask_update()
+
+
 class ColorSwatch(Widget):
     rgba = ListProperty([0.5, 0.5, 0.5, 1])
 
@@ -541,7 +554,7 @@ class TakiApp(App):
             if view.corners is not None:
                 colour = (60, 220, 60) if view.steady else (0, 200, 255)
                 cv2.polylines(img, [view.corners.astype(np.int32)], True, colour, 5, cv2.LINE_AA)
-            ids.camera.texture = to_texture(img)
+            show_frame(ids.camera, img)
         ids.prompt.text = view.prompt
         if view.wanted is not None:
             ids.face.texture = self.face_texture(view.wanted)
@@ -580,7 +593,7 @@ class TakiApp(App):
                 if snap.card is not None:
                     cv2.putText(img, snap.card.code, (x1, max(20, y1 - 6)), cv2.FONT_HERSHEY_SIMPLEX,
                                 0.8, (0, 255, 255), 2, cv2.LINE_AA)
-            self.root.get_screen("table").ids.camera.texture = to_texture(img)
+            show_frame(self.root.get_screen("table").ids.camera, img)
             self.controller.marks.setdefault("first_frame", time.time())
 
     def face_texture(self, card: Card) -> Texture:

@@ -89,7 +89,7 @@ class Controller:
     @property
     def threads(self) -> int:
         """The reader's CPU threads (--threads; controllers built in tests may lack it)."""
-        return int(getattr(self.args, "threads", 2))
+        return int(getattr(self.args, "threads", 1))
 
     # ------------------------------------------------------------ pieces
 

@@ -14,7 +14,11 @@ import ctypes
 import ctypes.util
 from functools import cache
 
-M_ARENA_MAX = -8  # mallopt's parameter number in glibc's malloc.h
+M_ARENA_MAX = -8  # mallopt's parameter numbers in glibc's malloc.h
+M_MMAP_THRESHOLD = -3
+#: Blocks this big or bigger get their own mapping, returned the moment they are freed
+#: (camera frames, textures, the reader's buffers: 0.2-1 MiB each, ten a second).
+FRAME_SIZED = 128 * 1024
 
 
 @cache
@@ -32,9 +36,12 @@ def _libc() -> ctypes.CDLL | None:
 
 
 def limit_arenas(n: int = 2) -> bool:
-    """At most ``n`` malloc arenas; call before the worker threads start."""
+    """At most ``n`` malloc arenas, and frame-sized blocks mapped on their own; call
+    before the worker threads start. Why the second: glibc raises its mapping threshold
+    each time a big block is freed, after which frames come from the heap and leave it
+    fragmented (it crept up while the demo played); a fixed threshold keeps them out."""
     libc = _libc()
-    return bool(libc and libc.mallopt(M_ARENA_MAX, n) == 1)
+    return bool(libc and libc.mallopt(M_ARENA_MAX, n) == 1 and libc.mallopt(M_MMAP_THRESHOLD, FRAME_SIZED) == 1)
 
 
 def give_back() -> bool:

@@ -26,7 +26,8 @@ from .detector import MODELS_DIR, Detection, ModelError, find_model
 from .second_look import TURN_BELOW, read_faces
 
 DEFAULT_FINDER = "taki-yolov8n.onnx"  # the kiosk's default: the shipped finder on ONNX Runtime
-DEFAULT_THREADS = 2  # measured on 2 cores: see benchmarks/detector_speed.py
+DEFAULT_THREADS = 1  # measured on 2 cores (benchmarks/detector_speed.py): as fast as 2 threads, and NCNN's
+#: second OpenMP thread cost 20-30% of a core more at 10 fps; the other core is the UI's
 _BY_STEM = {file_stem(c): c for c in FACES}
 
 
@@ -46,6 +47,9 @@ class OnnxEngine:
         opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
         opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         opts.log_severity_level = 3
+        # no arena: ONNX Runtime's allocator otherwise keeps its largest frame's buffers for
+        # good (tens of MiB on a 2 GB Pi) for no speed these small models could measure
+        opts.enable_cpu_mem_arena = False
         try:
             self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
         except Exception as e:
