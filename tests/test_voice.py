@@ -125,6 +125,56 @@ def test_the_queue_never_holds_more_than_three_seconds_of_speech_but_keeps_penal
     assert any(d.startswith("backlog") for d in voice.dropped)
 
 
+def test_over_three_seconds_sentences_are_said_short_before_anything_is_dropped() -> None:
+    """The game's own long sentences (a card that cannot start the game, a refusal)
+    fit the three seconds in their short form: said short when the queue is behind; a
+    call that does not last is dropped only when shortening was not enough."""
+    from companion.rules import Play, Reveal, apply, new_game
+    from companion.rules.cards import Card
+    from companion.voice.wording import sentences
+    from companion.voice.worker import speech_seconds
+
+    g = new_game(["Dana", "Omer", "Noa"])
+    reveal = sentences(apply(g, Reveal(Card.from_code("GDIR"))))
+    g = apply(g, Reveal(Card.from_code("R5"))).state
+    refusal = sentences(apply(g, Play(Card.from_code("G7"))))  # does not match
+    (again,), (wrong,) = reveal, refusal
+    assert speech_seconds(again.text) > 3.0 and speech_seconds(wrong.text) > 3.0
+    assert again.short == "Turn up another card." and wrong.short == "Dana, the green 7 does not match."
+
+    speaker = RecordingSpeaker(seconds=0.5)
+    voice = VoiceWorker(speaker)
+    _hold(speaker, voice, "Omer, choose a colour.")
+    voice.speak_all([again])
+    assert voice.backlog_seconds() <= 3.0  # one long call alone is said short
+    assert voice.wait(5)
+    assert speaker.said[1:] == ["Turn up another card."]
+
+    voice.speak("Omer, draw two.", Priority.PENALTY)  # a penalty being said...
+    assert speaker.busy.wait(2)
+    voice.speak("The colour is blue.", Priority.CALL)  # ...a call waiting...
+    voice.speak_all([wrong])  # ...and a refusal: both in full would be 9 s
+    assert voice.backlog_seconds() <= 3.0
+    assert voice.wait(10)
+    assert speaker.said[2:] == ["Omer, draw two.", "Dana, the green 7 does not match."]
+    assert "backlog: The colour is blue." in voice.dropped  # a call that does not last goes last
+
+
+def test_a_short_queue_keeps_the_whole_sentence() -> None:
+    from companion.voice import Line
+
+    speaker = RecordingSpeaker(seconds=0.3)
+    voice = VoiceWorker(speaker)  # nothing being said: the sentence starts at once, whole
+    voice.speak_all([Line("Red TAKI, Dana: red cards, then closed TAKI.", short="Red TAKI, Dana.")])
+    assert voice.wait(5)
+    _hold(speaker, voice, "Omer, choose a colour.")  # one short sentence waiting: whole too
+    voice.speak_all([Line("The colour is red, Dana.", short="Red.")])
+    assert voice.wait(5)
+    assert speaker.said == ["Red TAKI, Dana: red cards, then closed TAKI.", "Omer, choose a colour.",
+                            "The colour is red, Dana."]
+    assert not any(d.startswith("shortened") for d in voice.dropped)
+
+
 def test_every_sentence_is_whole_with_numbers_in_words() -> None:
     """Wording fixes from the issue, one per sentence shape."""
     from companion.rules import CorrectCount, Draw, Play, Reveal, apply, new_game

@@ -212,15 +212,49 @@ _LASTING = frozenset({K.WIN, K.TOURNAMENT_WIN, K.RESHUFFLE, K.PILE_EMPTY, K.CARD
                       K.COUNT_CORRECTED})
 
 
-def _line(text: str, r: Ruling) -> Line:
+def short_form(r: Ruling, w: Words, text: str) -> str | None:
+    """The ruling said in a few words (who does what), for when speech is behind; the
+    whole sentence stays on the screen. None where the sentence is short already."""
+    k = r.kind
+    if k in (K.DRAW, K.PENALTY) and r.key in DRAW_REASONS:
+        out = w.plural(trn("{name}, draw a card.", "{name}, draw {count}."), r.n, name=r.name)
+    elif k is K.PLAY_AGAIN and r.key == "no_finish_on_plus":
+        out = w.plural(trn("{name}, draw a card.", "{name}, draw {count}."), 1, name=r.name)
+    elif k is K.REVEAL_AGAIN:
+        out = w(tr("Turn up another card."))
+    elif k is K.RESHUFFLE:
+        out = w(tr("Shuffle the discard pile."))
+    elif k is K.PILE_EMPTY:
+        out = w.plural(trn("{name} draws only {count}.", "{name} draws only {count}."), r.n, name=r.name)
+    elif k is K.TAKI_RUN:
+        out = w(tr("{colour} TAKI, {name}."), colour=w.colour(r.color), name=r.name)
+    elif k is K.PLUS2_STACK:
+        out = w.plural(trn("{name}: plus two, King, or draw {count}.", "{name}: plus two, King, or draw {count}."),
+                       r.n, name=r.name)
+    elif k is K.ILLEGAL:
+        out = first_clause(text)  # what is wrong; the way out is on the screen
+    else:
+        return None
+    out = whole_sentence(out)
+    return out if len(out.split()) < len(text.split()) else None
+
+
+def first_clause(text: str) -> str:
+    """A sentence up to its first colon or full stop: a refusal's what, without its how."""
+    cut = min((i for i in (text.find(":"), text.find(". "), text.find("۔ ")) if i > 0), default=len(text))
+    return text[:cut]
+
+
+def _line(text: str, r: Ruling, w: Words) -> Line:
     p = priority(r)
+    short = short_form(r, w, text)
     if r.kind in _LASTING:
-        return Line(text, p, lasting=True)
+        return Line(text, p, lasting=True, short=short)
     if r.kind is K.PLUS3_WINDOW:
-        return Line(text, p, topic="plus3")
+        return Line(text, p, topic="plus3", short=short)
     if r.kind is K.PLUS3_BROKEN or (r.kind in (K.DRAW, K.PENALTY) and r.rule in _SETTLES_PLUS3):
-        return Line(text, p, supersedes="plus3")
-    return Line(text, p)
+        return Line(text, p, supersedes="plus3", short=short)
+    return Line(text, p, short=short)
 
 
 def _merge_penalties(lines: list[Line]) -> list[Line]:
@@ -265,16 +299,11 @@ def sentences(step: Step, teaching: bool = False, lang: Language = Language.ENGL
             names = [g.name for g in group]
             out.append(_line(w.plural(trn("{names} and {last}, draw {count} each.",
                                           "{names} and {last}, draw {count} each."), r.n,
-                                      names=w(tr(", ")).join(names[:-1]), last=names[-1]), r))
+                                      names=w(tr(", ")).join(names[:-1]), last=names[-1]), r, w))
             continue
         s = sentence(r, teaching, lang)
         if s:
-            line = _line(s, r)
-            if r.kind in (K.DRAW, K.PENALTY) and r.key in DRAW_REASONS:
-                short = whole_sentence(w.plural(trn("{name}, draw a card.", "{name}, draw {count}."), r.n,
-                                                name=r.name))
-                line = line._replace(short=short)
-            out.append(line)
+            out.append(_line(s, r, w))
     if any(r.kind is K.PLUS3_BROKEN for r in step.rulings) and not step.state.is_over:
         st = step.state  # an out-of-turn play: nobody would know whose turn it is now
         out.append(Line(w(tr("{name}, your turn."), name=st.names[st.to_move]), Priority.CALL))

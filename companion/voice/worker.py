@@ -7,8 +7,9 @@ moved, teaches a child nothing. So:
 - a call, instruction or hint whose moment has passed (the game moved on since it
   was queued: "The red 9 leads" once Dana has played) is dropped when its turn
   comes; penalties, and lasting calls (a win, a reshuffle, a correction), are never;
-- the queue never holds more than ``max_backlog_s`` of speech: the least urgent
-  sentences go first;
+- the queue never holds more than ``max_backlog_s`` of speech: long sentences are
+  said in their short form (who does what; the reason is on the screen), and the
+  least urgent go first (:meth:`VoiceWorker._trim`);
 - a newer card's penalty cuts an older card's penalty once its first 1.2 s (who
   draws how many) are said;
 - a new penalty cuts off the sentence being spoken, unless it is a penalty too
@@ -80,6 +81,7 @@ class Utterance:
     topic: str | None = field(compare=False, default=None)
     lasting: bool = field(compare=False, default=False)
     started_at: float = field(compare=False, default=0.0)  # when the speaker began it
+    short: str | None = field(compare=False, default=None)  # its short form, not yet used
 
 
 class VoiceWorker:
@@ -110,12 +112,13 @@ class VoiceWorker:
     # ------------------------------------------------------------ from the UI thread
 
     def speak(self, text: str, priority: Priority = Priority.INSTRUCTION, epoch: int | None = None,
-              topic: str | None = None, supersedes: str | None = None, lasting: bool = False) -> None:
+              topic: str | None = None, supersedes: str | None = None, lasting: bool = False,
+              short: str | None = None) -> None:
         if self.muted or self.error is not None or not text:
             return
         with self._cv:
             u = Utterance(int(priority), next(self._order), text, self.epoch if epoch is None else epoch,
-                          self.clock(), topic, lasting)
+                          self.clock(), topic, lasting, short=short if short and short != text else None)
             now = self._speaking
             if supersedes is not None:
                 self._drop(lambda q: q.topic == supersedes, "superseded")
@@ -128,7 +131,9 @@ class VoiceWorker:
             if now is not None and priority == Priority.PENALTY and now.priority >= Priority.CALL:
                 if now.priority == Priority.CALL and not self._stale(now):  # said again after the penalty
                     heapq.heappush(self._heap, Utterance(now.priority, next(self._order), now.text,
-                                                         now.epoch, now.queued_at, now.topic, now.lasting))
+                                                         now.epoch, now.queued_at, now.topic, now.lasting,
+                                                         short=now.short))
+                    self._trim()
                 self._interrupt()
             elif now is not None and priority == Priority.PENALTY and now.priority == Priority.PENALTY \
                     and now.epoch < u.epoch:
@@ -157,7 +162,8 @@ class VoiceWorker:
     def speak_all(self, texts: list[str] | list[Line] | list[tuple[str, Priority]]) -> None:
         for t in texts:
             if isinstance(t, Line):
-                self.speak(t.text, t.priority, topic=t.topic, supersedes=t.supersedes, lasting=t.lasting)
+                self.speak(t.text, t.priority, topic=t.topic, supersedes=t.supersedes, lasting=t.lasting,
+                           short=t.short)
             elif isinstance(t, tuple):
                 self.speak(t[0], t[1])
             else:
@@ -170,8 +176,16 @@ class VoiceWorker:
             self._drop(self._stale, "stale")  # gone at once: the backlog counts only what will be said
 
     def backlog_seconds(self) -> float:
+        """Seconds of speech waiting behind the sentence being said (the first in the
+        queue, when nothing is being said, starts at once and does not wait)."""
         with self._cv:
-            return sum(speech_seconds(u.text) for u in self._heap)
+            return self._waiting_seconds()
+
+    def _waiting_seconds(self) -> float:
+        total = sum(speech_seconds(u.text) for u in self._heap)
+        if self._speaking is None and self._heap:
+            total -= speech_seconds(self._heap[0].text)
+        return total
 
     def wait(self, timeout: float = 10.0) -> bool:
         """Block until everything queued was spoken or dropped (tests, shutdown)."""
@@ -193,6 +207,9 @@ class VoiceWorker:
     # ------------------------------------------------------------ inside
 
     def _interrupt(self) -> None:
+        """Stop the sentence being said (the caller holds the lock); from now on it no
+        longer holds the next one back."""
+        self._speaking = None
         stop = getattr(self.speaker, "stop", None)
         if callable(stop):
             stop()
@@ -209,15 +226,40 @@ class VoiceWorker:
         return u.priority >= Priority.CALL and not u.lasting and u.epoch < self.epoch
 
     def _trim(self) -> None:
-        """Keep at most ``max_backlog_s`` of speech: drop the least urgent, newest first."""
-        while len(self._heap) > 1 and sum(speech_seconds(u.text) for u in self._heap) > self.max_backlog_s:
-            victims = [u for u in self._heap if u.priority >= Priority.INSTRUCTION]
-            if not victims:
-                return  # penalties are never dropped
+        """Keep at most ``max_backlog_s`` of speech waiting. In this order, until it fits:
+        instructions and hints said in their short form, then dropped (the least urgent,
+        newest first); then calls and penalties said in their short form (who does what;
+        the reason stays on the screen); last, calls that do not last (newest first).
+        Penalties and lasting calls (a win, a correction) are never dropped; everything
+        dropped is still on the screen."""
+        def over() -> bool:
+            return self._waiting_seconds() > self.max_backlog_s
+
+        def shorten(which: Callable[[Utterance], bool]) -> bool:
+            found = [u for u in self._heap if u.short and which(u)]
+            if not found:
+                return False
+            u = max(found, key=lambda u: (u.priority, u.order))
+            self.dropped.append(f"shortened: {u.text}")
+            u.text, u.short = u.short or u.text, None
+            return True
+
+        def drop(which: Callable[[Utterance], bool]) -> bool:
+            victims = [u for u in self._heap if which(u)]
+            if not victims or len(self._heap) < 2:
+                return False
             worst = max(victims, key=lambda u: (u.priority, u.order))
             self._heap.remove(worst)
             heapq.heapify(self._heap)
             self.dropped.append(f"backlog: {worst.text}")
+            return True
+
+        while over():
+            if not (shorten(lambda u: u.priority >= Priority.INSTRUCTION)
+                    or drop(lambda u: u.priority >= Priority.INSTRUCTION)
+                    or shorten(lambda u: True)
+                    or drop(lambda u: u.priority == Priority.CALL and not u.lasting)):
+                return
 
     def _next(self) -> Utterance | None:
         with self._cv:
