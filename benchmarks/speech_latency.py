@@ -153,7 +153,8 @@ def play(voice_kind: str, games: list[Callable[[], Timeline]], per_word: float, 
     worst_backlog, superseded = 0.0, 0
     for game in games:
         speaker = TimedSpeaker(per_word, speedup)
-        voice = VoiceWorker(speaker, clock=lambda: time.perf_counter() * speedup, speedup=speedup) \
+        voice = VoiceWorker(speaker, clock=lambda: time.perf_counter() * speedup, speedup=speedup,
+                            seconds_per_word=per_word) \
             if voice_kind == "priority" else FifoVoice(speaker)
         pending: list[tuple[str, float]] = []
         epoch, start = 0, time.perf_counter()

@@ -132,3 +132,26 @@ def test_an_outline_gives_the_corners_where_the_box_misleads() -> None:
     triangle = np.array([[x1, y1], [x2, y1], [x1, y2]], float)
     fallback = CardFinder(_Boxes(scene.box), outliner=_Outlines(_dense(np.vstack([triangle, triangle[:1]]))))
     assert _corner_error(fallback.find(scene.image).corners, truth) < 0.04  # the box's own edges
+
+
+def test_a_dim_sharp_card_is_taken_and_a_shaken_one_refused() -> None:
+    """The blur test measures sharpness, not contrast: the same card in a fifth of
+    the light is still cut out, while a 9 px motion blur (a moving hand) is refused.
+    The old test (variance of the Laplacian: 32 here, under its 60) refused the dim one."""
+    from companion.vision.cardfinder import crispness, warp_card
+
+    comp = _single_card_scenes("published")
+    scene = comp.scene(np.random.default_rng([555, 3]))
+    finder = CardFinder(_Boxes(scene.box))
+    dim = (scene.image * 0.2).astype(np.uint8)
+    found = finder.find(dim)
+    assert found.sharpness < 60
+    assert _corner_error(found.corners, scene.top.corners) < 0.04
+    kernel = np.zeros((9, 9), np.float32)
+    kernel[4, :] = 1 / 9
+    for angle in (0, 45, 90):
+        k = cv2.warpAffine(kernel, cv2.getRotationMatrix2D((4, 4), angle, 1.0), (9, 9))
+        with pytest.raises(CardNotFound, match="too blurred"):
+            finder.find(cv2.filter2D(scene.image, -1, k / k.sum()))
+    flat = warp_card(scene.image, order_corners(scene.top.corners), 200, 280)
+    assert crispness(flat) > 2 * crispness(cv2.GaussianBlur(flat, (0, 0), 3))

@@ -51,9 +51,9 @@ class Priority(enum.IntEnum):
     HINT = 3  # teaching mode
 
 
-def speech_seconds(text: str) -> float:
+def speech_seconds(text: str, per_word: float = SECONDS_PER_WORD) -> float:
     """About how long espeak-ng takes to say ``text``."""
-    return 0.3 + SECONDS_PER_WORD * len(text.split())
+    return 0.3 + per_word * len(text.split())
 
 
 class Line(NamedTuple):
@@ -87,9 +87,11 @@ class Utterance:
 class VoiceWorker:
     def __init__(self, speaker: Speaker, on_error: Callable[[str], None] | None = None,
                  max_backlog_s: float = 3.0, clock: Callable[[], float] = time.monotonic,
-                 speedup: float = 1.0) -> None:
+                 speedup: float = 1.0, seconds_per_word: float = SECONDS_PER_WORD) -> None:
         """``clock`` and ``speedup``: a benchmark's compressed time (clock seconds pass
-        ``speedup`` times faster than real ones)."""
+        ``speedup`` times faster than real ones); ``seconds_per_word``: the voice's pace
+        (espeak-ng's differs by language and version; the benchmark measures it)."""
+        self.per_word = seconds_per_word
         self.speaker = speaker
         self.muted = False
         self.error: str | None = None
@@ -182,9 +184,9 @@ class VoiceWorker:
             return self._waiting_seconds()
 
     def _waiting_seconds(self) -> float:
-        total = sum(speech_seconds(u.text) for u in self._heap)
+        total = sum(speech_seconds(u.text, self.per_word) for u in self._heap)
         if self._speaking is None and self._heap:
-            total -= speech_seconds(self._heap[0].text)
+            total -= speech_seconds(self._heap[0].text, self.per_word)
         return total
 
     def wait(self, timeout: float = 10.0) -> bool:
