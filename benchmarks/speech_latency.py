@@ -13,7 +13,7 @@ A penalty whose news was settled before it was said (a +3 window replaced by
 "Broken!" or by everyone's draw) is counted apart as superseded: its settling
 sentence is itself a penalty, timed like any other.
 
-Run: python benchmarks/speech_latency.py [--games 100] [--speedup 40] [--language en]
+Run: python benchmarks/speech_latency.py [--games 100] [--speedup 40] [--language en] [--kinds priority fifo]
 Prints numbers; asserts nothing.
 """
 
@@ -190,13 +190,15 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=100, help="self-play games, beside the demo")
     ap.add_argument("--speedup", type=float, default=40.0)
     ap.add_argument("--language", default="en", help="en he sr te ur gd")
+    ap.add_argument("--kinds", nargs="+", default=["priority", "fifo"], choices=["priority", "fifo"],
+                    help="which voices to run (the plain queue's figures do not change with the worker)")
     args = ap.parse_args()
     lang = Language.parse(args.language)
     per_word = measured_seconds_per_word(lang)
     print(f"espeak-ng ({lang.voice}): {per_word:.2f} s per word (measured); the demo + {args.games} "
           f"self-play games, {args.speedup:g}x compressed")
     games: list[Callable[[], Timeline]] = [demo] + [lambda g=g: selfplay(g) for g in range(args.games)]
-    for kind in ("priority", "fifo"):
+    for kind in args.kinds:
         lat, backlog, superseded = play(kind, games, per_word, args.speedup, lang)
         lat.sort()
         print(f"{kind:8s} penalties {len(lat):5d}  landing->speech median {statistics.median(lat):4.2f} s  "

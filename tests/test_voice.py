@@ -115,7 +115,7 @@ def test_the_queue_never_holds_more_than_three_seconds_of_speech_but_keeps_penal
     voice = VoiceWorker(speaker)
     _hold(speaker, voice, "Omer, choose a colour.")
     for i in range(6):
-        voice.speak(f"Noa, red cards, then closed TAKI {i}.", Priority.INSTRUCTION)
+        voice.speak(f"Noa: red cards, then TAKI {i}.", Priority.INSTRUCTION)
         assert voice.backlog_seconds() <= 3.0  # instructions never pile up past three seconds
     voice.speak("Noa, draw two.", Priority.PENALTY)
     voice.speak("Eli, draw three.", Priority.PENALTY)
@@ -153,8 +153,8 @@ def test_over_three_seconds_sentences_are_said_short_before_anything_is_dropped(
     voice.speak("Omer, draw two.", Priority.PENALTY)  # a penalty being said...
     assert speaker.busy.wait(2)
     voice.speak("The colour is blue.", Priority.CALL)  # ...a call waiting...
-    voice.speak_all([wrong])  # ...and a refusal: both in full would be 9 s
-    assert voice.backlog_seconds() <= 3.0
+    voice.speak_all([wrong])  # ...and a refusal: both in full would be 11 s
+    assert voice.backlog_seconds() == speech_seconds(wrong.short or "", voice.per_word)  # only the short refusal
     assert voice.wait(10)
     assert speaker.said[2:] == ["Omer, draw two.", "Dana, the green 7 does not match."]
     assert "backlog: The colour is blue." in voice.dropped  # a call that does not last goes last
@@ -315,3 +315,21 @@ def test_a_newer_cards_penalty_waits_at_most_until_the_older_one_is_heard() -> N
     assert speaker.cut == ["Dana, draw four: no last-card call, and the rest of a long reason."]
     assert PENALTY_HEARD_S - 0.1 <= cut_after <= PENALTY_HEARD_S + 0.4
     voice.stop()
+
+
+def test_a_sentence_whose_moment_has_passed_is_cut_when_the_queue_is_behind() -> None:
+    """The table moved on while an instruction is still being said ("Noa: any card, or
+    end your turn." after Noa played): a new instruction that would wait past three
+    seconds cuts it off instead of queueing behind it."""
+    speaker = RecordingSpeaker(seconds=1.5)
+    voice = VoiceWorker(speaker)
+    voice.speak("Noa: any card, or end your turn.", Priority.INSTRUCTION, epoch=0)
+    assert speaker.busy.wait(2)
+    voice.advance(1)  # Noa played: the sentence being said is stale, but a short queue lets it end
+    voice.speak("Eli may go on.", Priority.INSTRUCTION, epoch=1)
+    assert voice.backlog_seconds() <= 3.0 and "cut, stale: Noa: any card, or end your turn." not in voice.dropped
+    voice.speak("Omer: plus two or draw two.", Priority.INSTRUCTION, epoch=1)  # both would wait 4.9 s
+    assert "cut, stale: Noa: any card, or end your turn." in voice.dropped
+    assert voice.backlog_seconds() <= 3.0
+    assert voice.wait(5)
+    assert speaker.said == ["Eli may go on.", "Omer: plus two or draw two."]  # nothing new was dropped

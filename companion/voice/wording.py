@@ -228,6 +228,8 @@ def short_form(r: Ruling, w: Words, text: str) -> str | None:
         out = w.plural(trn("{name} draws only {count}.", "{name} draws only {count}."), r.n, name=r.name)
     elif k is K.TAKI_RUN:
         out = w(tr("{colour} TAKI, {name}."), colour=w.colour(r.color), name=r.name)
+    elif k is K.TAKI_OPEN:
+        out = w(tr("{name} may go on."), name=r.name)
     elif k is K.PLUS2_STACK:
         out = w.plural(trn("{name}: plus two, King, or draw {count}.", "{name}: plus two, King, or draw {count}."),
                        r.n, name=r.name)

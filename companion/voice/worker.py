@@ -38,7 +38,7 @@ from typing import NamedTuple
 
 from .speakers import Speaker, SpeechUnavailable
 
-SECONDS_PER_WORD = 0.36  # espeak-ng at 165 words a minute, measured with render_wav
+SECONDS_PER_WORD = 0.43  # espeak-ng 1.51 in English, as benchmarks/speech_latency.py measures it
 #: How long an older card's penalty is said before a newer card's penalty cuts it:
 #: "Dana, draw four" is heard by then (the reason follows, and is on the screen).
 PENALTY_HEARD_S = 1.2
@@ -229,11 +229,12 @@ class VoiceWorker:
 
     def _trim(self) -> None:
         """Keep at most ``max_backlog_s`` of speech waiting. In this order, until it fits:
-        instructions and hints said in their short form, then dropped (the least urgent,
-        newest first); then calls and penalties said in their short form (who does what;
-        the reason stays on the screen); last, calls that do not last (newest first).
-        Penalties and lasting calls (a win, a correction) are never dropped; everything
-        dropped is still on the screen."""
+        a call, instruction or hint being said whose moment has passed is cut off (all
+        that waits is newer); instructions and hints said in their short form, then
+        dropped (the least urgent, newest first); calls and penalties said in their
+        short form (who does what; the reason stays on the screen); last, calls that do
+        not last (newest first). Penalties and lasting calls (a win, a correction) are
+        never dropped; everything dropped is still on the screen."""
         def over() -> bool:
             return self._waiting_seconds() > self.max_backlog_s
 
@@ -256,8 +257,17 @@ class VoiceWorker:
             self.dropped.append(f"backlog: {worst.text}")
             return True
 
+        def cut_stale() -> bool:
+            now = self._speaking
+            if now is None or not self._stale(now):
+                return False
+            self.dropped.append(f"cut, stale: {now.text}")
+            self._interrupt()
+            return True
+
         while over():
-            if not (shorten(lambda u: u.priority >= Priority.INSTRUCTION)
+            if not (cut_stale()
+                    or shorten(lambda u: u.priority >= Priority.INSTRUCTION)
                     or drop(lambda u: u.priority >= Priority.INSTRUCTION)
                     or shorten(lambda u: True)
                     or drop(lambda u: u.priority == Priority.CALL and not u.lasting)):
