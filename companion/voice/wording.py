@@ -230,9 +230,10 @@ def short_form(r: Ruling, w: Words, text: str) -> str | None:
         out = w(tr("{colour} TAKI, {name}."), colour=w.colour(r.color), name=r.name)
     elif k is K.TAKI_OPEN:
         out = w(tr("{name} may go on."), name=r.name)
-    elif k is K.PLUS2_STACK:
-        out = w.plural(trn("{name}: plus two, King, or draw {count}.", "{name}: plus two, King, or draw {count}."),
-                       r.n, name=r.name)
+    elif k is K.PLUS2_STACK:  # the count to draw is on the screen
+        out = w(tr("{name}: plus two or King."), name=r.name)
+    elif k is K.MAY_PLAY_AGAIN:
+        out = w(tr("{name}: any card."), name=r.name)
     elif k is K.ILLEGAL:
         out = first_clause(text)  # what is wrong; the way out is on the screen
     else:
