@@ -60,11 +60,19 @@ OPTION_LABELS = {
 }
 
 
+def _colorfmt(img: np.ndarray) -> str:
+    return "bgra" if img.shape[2] == 4 else "bgr"
+
+
+def _blit(tex: Texture, img: np.ndarray) -> None:
+    """Copy a BGR(A) image into ``tex`` (flipped: Kivy's origin is bottom-left)."""
+    tex.blit_buffer(np.ascontiguousarray(img[::-1]).tobytes(), colorfmt=tex.colorfmt, bufferfmt="ubyte")
+
+
 def to_texture(img: np.ndarray) -> Texture:
-    """A BGR(A) numpy image as a Kivy texture (flipped: Kivy's origin is bottom-left)."""
-    fmt = "bgra" if img.shape[2] == 4 else "bgr"
-    tex = Texture.create(size=(img.shape[1], img.shape[0]), colorfmt=fmt)
-    tex.blit_buffer(np.ascontiguousarray(img[::-1]).tobytes(), colorfmt=fmt, bufferfmt="ubyte")
+    """A BGR(A) numpy image as a new Kivy texture."""
+    tex = Texture.create(size=(img.shape[1], img.shape[0]), colorfmt=_colorfmt(img))
+    _blit(tex, img)
     return tex
 
 
@@ -72,12 +80,11 @@ def show_frame(widget: Any, img: np.ndarray) -> None:
     """Put a camera frame on ``widget`` (an Image), into the texture it already has when
     the size fits. Why: a new texture ten times a second left the software GL's freed
     buffers to the allocator, and the kiosk's memory crept up by about 0.4 MiB a second."""
-    fmt = "bgra" if img.shape[2] == 4 else "bgr"
     tex = widget.texture
-    if tex is None or tuple(tex.size) != (img.shape[1], img.shape[0]) or tex.colorfmt != fmt:
+    if tex is None or tuple(tex.size) != (img.shape[1], img.shape[0]) or tex.colorfmt != _colorfmt(img):
         widget.texture = to_texture(img)
         return
-    tex.blit_buffer(np.ascontiguousarray(img[::-1]).tobytes(), colorfmt=fmt, bufferfmt="ubyte")
+    _blit(tex, img)
     widget.canvas.ask_update()
 
 

@@ -116,11 +116,16 @@ def refusal(r: Ruling, w: Words) -> str:
     return w(REASONS[key], name=r.name, **values)
 
 
+def _draw_order(w: Words, name: str, n: int) -> str:
+    """"Dana, draw two.": a draw without its reason."""
+    return w.plural(trn("{name}, draw a card.", "{name}, draw {count}."), n, name=name)
+
+
 def _draw(r: Ruling, w: Words) -> str:
     if r.key in DRAW_REASONS:
         return w.plural(trn("{name}, draw a card: {reason}.", "{name}, draw {count}: {reason}."), r.n,
                         name=r.name, reason=w(DRAW_REASONS[r.key]))
-    return w.plural(trn("{name}, draw a card.", "{name}, draw {count}."), r.n, name=r.name)
+    return _draw_order(w, r.name, r.n)
 
 
 def say(r: Ruling, w: Words) -> str:
@@ -217,9 +222,9 @@ def short_form(r: Ruling, w: Words, text: str) -> str | None:
     whole sentence stays on the screen. None where the sentence is short already."""
     k = r.kind
     if k in (K.DRAW, K.PENALTY) and r.key in DRAW_REASONS:
-        out = w.plural(trn("{name}, draw a card.", "{name}, draw {count}."), r.n, name=r.name)
+        out = _draw_order(w, r.name, r.n)
     elif k is K.PLAY_AGAIN and r.key == "no_finish_on_plus":
-        out = w.plural(trn("{name}, draw a card.", "{name}, draw {count}."), 1, name=r.name)
+        out = _draw_order(w, r.name, 1)
     elif k is K.REVEAL_AGAIN:
         out = w(tr("Turn up another card."))
     elif k is K.RESHUFFLE:
