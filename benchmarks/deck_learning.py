@@ -13,6 +13,7 @@ Run: python benchmarks/deck_learning.py [--style-seed 3] [--piles 228]
 from __future__ import annotations
 
 import argparse
+from collections import Counter
 import tempfile
 import time
 from dataclasses import replace
@@ -63,14 +64,19 @@ def main() -> None:
     piles = Compositor(faces, SceneConfig.varied(416, "classic"))
     readers = {"shipped reader": load_reader(), "with the deck profile": load_reader(deck=work / "deck")}
     right = dict.fromkeys(readers, 0)
+    wrong: dict[str, Counter[str]] = {name: Counter() for name in readers}
     for i in range(args.piles):
         card = FACES[i % len(FACES)]
         image = piles.scene(np.random.default_rng([args.style_seed, 2, i]), top=card).image
         for name, reader in readers.items():
             dets = reader.detect(image)
-            right[name] += bool(dets) and dets[0].card == card
+            ok = bool(dets) and dets[0].card == card
+            right[name] += ok
+            if not ok:
+                wrong[name][f"{card.code}->{dets[0].card.code if dets else 'nothing'}"] += 1
     for name, n in right.items():
         print(f"top card correct, {name:22s} {n}/{args.piles} = {100 * n / args.piles:.1f}%")
+        print("  errors: " + (", ".join(f"{k} x{v}" for k, v in wrong[name].most_common()) or "none"))
     print(f"(work files in {work})")
 
 

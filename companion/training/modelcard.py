@@ -56,7 +56,7 @@ def card(heldout_json: Path, test_json: Path, speed: Path, run: Path, history: s
         "reported (`companion/vision/classifier.py`). The finder never learns what a face",
         "looks like, so a deck in a style nobody drew is still found; only the classifier",
         "has to generalise, and an enrolled deck only has to teach the classifier.",
-        "Both nets were trained offline on this project's CPU machine (2 cores); the app",
+        "Both nets were trained offline (where, each training section says); the app",
         "pairs each finder with the classifier of the same backend.",
         "",
         "| finder | classifier | backend |",
@@ -177,12 +177,16 @@ def _classifier_lines(run: Path | None, data: str) -> list[str]:
     args = yaml.safe_load((run / "args.yaml").read_text())
     rows = list(csv.DictReader((run / "results.csv").open()))
     last = {k.strip(): v for k, v in rows[-1].items()} if rows else {}
+    limit = f", time-limited to {args['time']} h" if args.get("time") else ""
+    where = ("on 2 CPU cores" if str(args.get("device", "cpu")) == "cpu"
+             else "on a lent GPU machine (one GPU, 16 cores; `datasets/gpu_classifier.sh`)")
     return [
         "## Training the face classifier",
         "",
         f"- data: {data}" if data else "- data: top-card crops of generated scenes (`taki-companion crops`)",
         f"- image size {args['imgsz']}, batch {args['batch']}, optimizer {args['optimizer']} lr0 {args['lr0']}"
-        f" (cosine), {len(rows)} epochs; no flips (a mirrored 7 is no card), little hue jitter",
+        f" (cosine), {len(rows)} epochs {where}{limit}, from the weights shipped before it;"
+        " no flips (a mirrored 7 is no card), little hue jitter",
         f"- last epoch on val crops: top-1 {float(last.get('metrics/accuracy_top1', 0)):.4f}, "
         f"top-5 {float(last.get('metrics/accuracy_top5', 0)):.4f}",
         "",
