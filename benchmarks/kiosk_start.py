@@ -5,7 +5,7 @@ ONNX Runtime, no torch) and the ultralytics path (``--model taki-yolov8n.pt``), 
 started cold N times in demo mode under Xvfb. Memory is the kiosk's VmRSS after
 ``--hold`` seconds of the demo.
 
-Run: python benchmarks/kiosk_start.py [--starts 5] [--hold 30]
+Run: python benchmarks/kiosk_start.py [--starts 5] [--hold 30] [--ncnn]
 Needs xvfb-run. Prints numbers; asserts nothing.
 """
 
@@ -42,8 +42,11 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--starts", type=int, default=5)
     ap.add_argument("--hold", type=float, default=30.0)
+    ap.add_argument("--ncnn", action="store_true", help="also the runtime reader on the NCNN pair")
     args = ap.parse_args()
     paths = [("runtime (onnx, no torch)", []), ("ultralytics (pytorch)", ["--model", "taki-yolov8n.pt"])]
+    if args.ncnn:
+        paths.insert(1, ("runtime (ncnn, no torch)", ["--model", "taki-yolov8n_ncnn_model"]))
     rows = {}
     for name, extra in paths:
         runs = [one_start(extra, 6.0) for _ in range(args.starts)]
@@ -53,7 +56,7 @@ def main() -> None:
     for name, (window, frame, rss, torch) in rows.items():
         print(f"{name:26s} window {window:5.2f} s  first frame {frame:5.2f} s (median of {args.starts})  "
               f"RSS after {args.hold:.0f} s {rss:6.0f} MiB  torch loaded: {bool(torch)}")
-    (a, b) = rows.values()
+    a, b = rows["runtime (onnx, no torch)"], rows["ultralytics (pytorch)"]
     print(f"first frame: runtime path {b[1] / a[1]:.1f}x faster than the ultralytics path")
 
 

@@ -80,7 +80,31 @@ def test_two_stage_merges_look_alike_boxes_and_takes_the_classifiers_face() -> N
     assert len(dets) == 2  # the two guesses at one card became one
     assert all(d.card.code == "R7" for d in dets)
     merged = next(d for d in dets if d.box[0] == 10)
-    assert merged.confidence == pytest.approx(np.sqrt(0.55 * 0.98))
+    assert merged.confidence == pytest.approx(0.55 * 0.98)  # sure of a card (the merged finder) x of its face
+
+
+class _UnsureBlot:
+    """A finder half sure that a dark patch of a photo table is a card."""
+
+    def detect(self, image: np.ndarray) -> list[Detection]:
+        return [Detection(Card.from_code("R1"), 0.48, (110, 120, 190, 200))]
+
+
+class _SureOfAnything:
+    path = Path("fake")
+
+    def classify(self, crops: list[np.ndarray]) -> list[tuple[Card, float]]:
+        return [(Card.from_code("SUPER"), 0.994) for _ in crops]
+
+
+def test_a_sure_face_on_an_unsure_card_stays_under_the_trackers_bar() -> None:
+    """The classifier has no "no card" answer: its certainty must not make a blot a card
+    (a photo table's dark patch read as SUPER locked the tracker before the first card)."""
+    from companion.vision.tracker import TrackerConfig
+
+    dets = TwoStageDetector(_UnsureBlot(), _SureOfAnything()).detect(  # type: ignore[arg-type]
+        np.zeros((200, 200, 3), np.uint8))
+    assert dets[0].confidence < TrackerConfig().conf_on
 
 
 def test_missing_or_corrupt_classifier_says_what_is_wrong(tmp_path: Path) -> None:
