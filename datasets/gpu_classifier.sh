@@ -41,8 +41,8 @@ mkdir -p "$OUT"
 rm -rf "$D"
 $PY -m companion.cli crops --scenes "$VAL" --workers "$WORKERS" --splits val --out "$D" --seed 93 --per-image 1
 # Every face, then the look-alikes a reader confuses, chunk by chunk, two to one.
-seed=100
-while [ $seed -eq 100 ] || [ "$(elapsed)" -lt "$GEN_BUDGET" ]; do
+seed=${SEED0:-100}
+while [ $seed -eq ${SEED0:-100} ] || [ "$(elapsed)" -lt "$GEN_BUDGET" ]; do
   if [ $(( seed % 3 )) -eq 2 ]; then
     $PY -m companion.cli crops --scenes "$CHUNK" --workers "$WORKERS" --splits train --out "$D" --seed $seed \
       --per-image 2 --faces R6 R9 G6 G9 B6 B9 Y6 Y9 R1 R7 G1 G7 B1 B7 Y1 Y7 R5 R8 Y5 Y8 G5 G8 B5 B8 \
