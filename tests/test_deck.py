@@ -138,28 +138,40 @@ def test_the_app_falls_back_to_the_default_reader_with_a_lasting_warning(tmp_pat
 @pytest.mark.skipif(not SHIPPED, reason="no shipped classifier")
 def test_few_shot_learning_beats_the_default_reader_on_a_held_out_deck(tmp_path: Path) -> None:
     """One picture per face of a deck drawn in the held-out glyph family (a look
-    no training picture had): the learnt profile reads its piles at least as well
-    as the shipped reader (measured 51 against 48 of 57; the issue's 99% is not
-    reached), and learning stays within the 5-minute budget."""
+    no training picture had), two faces skipped: the learnt profile reads its piles
+    at least as well as the shipped reader (measured 54 against 53 of 55; the issue's
+    99% is not reached), the skipped faces about as well as the shipped reader does
+    (10 against 9 of 10 piles), and learning stays within the 5-minute budget."""
     import time
 
     from companion.training.fewshot import LearnSpec, learn_deck
 
-    _held_out_faces(tmp_path / "enrolled", seed=11)
+    faces = _held_out_faces(tmp_path / "enrolled", seed=11)
+    skipped = [Card.from_code("BREAKER"), Card.from_code("Y7")]  # a look-alike's partner, and a number
+    for card in skipped:
+        (tmp_path / "enrolled" / f"{file_stem(card)}.png").unlink()
     t0 = time.monotonic()
     learn_deck(tmp_path / "enrolled", tmp_path / "deck", "held-out deck", LearnSpec(epochs=4))
     assert time.monotonic() - t0 < 300
-    from companion.synth.dataset import load_faces
 
-    comp = Compositor(load_faces(tmp_path / "deck" / "faces"), SceneConfig.varied(416))
+    comp = Compositor(faces, SceneConfig.varied(416))
     default, learnt = load_reader(), load_reader(deck=tmp_path / "deck")
     right = {"default": 0, "deck": 0}
-    for i, card in enumerate(FACES):
+    lacking = {"default": 0, "deck": 0}
+    piles = [(i, card) for i, card in enumerate(FACES)] + [(100 + k, c) for k in range(4) for c in skipped]
+    for i, card in piles:
         image = comp.scene(np.random.default_rng([4545, i]), top=card).image
         for name, reader in (("default", default), ("deck", learnt)):
             dets = reader.detect(image)
-            right[name] += bool(dets) and dets[0].card == card
-    assert right["deck"] >= right["default"] and right["deck"] >= 45, right
+            ok = bool(dets) and dets[0].card == card
+            if card in skipped:
+                lacking[name] += ok
+            else:
+                right[name] += ok
+    assert right["deck"] >= right["default"] and right["deck"] >= 44, right
+    # a face the deck lacks is shown to the learner in many styles, so it is not lost
+    # (one stand-in style read 3 to 8 of 10 Breakers as +3 in benchmarks/deck_learning.py)
+    assert lacking["deck"] >= lacking["default"] - 1 and lacking["deck"] >= 8, lacking  # of 10 piles
 
 
 @pytest.mark.skipif(not SHIPPED, reason="no shipped classifier")

@@ -3,8 +3,8 @@
 No multi-hour retrain: the shipped face classifier already knows what TAKI
 faces are; a short fine-tune on this deck's own faces, composited onto varied
 tables (tilt, light, blur, shadows, hands, older cards under them), teaches it
-the deck's drawing. Faces the deck lacks keep their random-style renders, so
-the classifier still names all 57. The result is a deck profile folder
+the deck's drawing. Faces the deck lacks are shown in a new random style in
+every picture, as the shipped classifier learnt them, so it still names all 57. The result is a deck profile folder
 (``companion/vision/deck.py``) that the app and ``eval`` read with ``--deck``.
 """
 
@@ -41,12 +41,18 @@ class LearnSpec:
     export_onnx: bool = True
 
 
-def _crops(faces: dict[Card, np.ndarray], out: Path, split: str, per_face: int, seed: int) -> int:
+def _crops(faces: dict[Card, np.ndarray] | tuple[Card, ...], out: Path, split: str, per_face: int,
+           seed: int) -> int:
+    """``per_face`` jittered crops of each face as the top card of a pile on a varied
+    table: the given pictures of the faces, or (cards alone) a new random style drawn
+    for every pile, as the shipped classifier learnt them."""
     from ..synth.crops import face_folders, jittered_crop
     from ..synth.scene import Compositor, SceneConfig
 
-    cfg = replace(SceneConfig.varied(320), styles="classic")  # the deck's own faces, on varied tables
-    comp = Compositor(faces, cfg)
+    if isinstance(faces, dict):  # the deck's own faces
+        comp = Compositor(faces, replace(SceneConfig.varied(320), styles="classic"))
+    else:
+        comp = Compositor(config=SceneConfig.varied(320))
     n = 0
     face_folders(out, split)
     for card in faces:
@@ -63,7 +69,6 @@ def learn_deck(faces_dir: Path, out: Path, name: str | None = None, spec: LearnS
                progress: Progress | None = None, quality: dict[str, float] | None = None) -> Path:
     """Build the deck profile ``out`` from enrolled faces in ``faces_dir``."""
     from ..synth.dataset import load_faces
-    from ..synth.styles import render_styled_face, sample_style
     from ..vision.yolo_env import YOLO
 
     spec = spec or LearnSpec()
@@ -74,22 +79,19 @@ def learn_deck(faces_dir: Path, out: Path, name: str | None = None, spec: LearnS
     (out / "faces").mkdir(exist_ok=True)
     for card, img in enrolled.items():
         cv2.imwrite(str(out / "faces" / f"{file_stem(card)}.png"), img)
-    # Faces the deck lacks: random-style renders keep them nameable.
-    rng = np.random.default_rng(spec.seed)
-    style = sample_style(rng)
-    some = next(iter(enrolled.values()))
-    h, w = some.shape[:2]
-    faces = dict(enrolled)
-    for card in FACES:
-        if card not in faces:
-            faces[card] = render_styled_face(card, style, w, h)
+    # Faces the deck lacks (or that were skipped) keep what the shipped classifier knew
+    # of them: a new random style for every picture, as it learnt them. (One random
+    # style for them all taught, say, any Breaker to be read as +3 unless it looked
+    # like that one stand-in.)
+    lacking = tuple(c for c in FACES if c not in enrolled)
     work = out / ".learn"
     shutil.rmtree(work, ignore_errors=True)
     say("making pictures of the deck on tables", 0.0)
-    _crops(faces, work / "crops", "train", spec.scenes_per_face, spec.seed)
+    _crops(enrolled, work / "crops", "train", spec.scenes_per_face, spec.seed)
+    _crops(lacking, work / "crops", "train", spec.scenes_per_face, spec.seed + 3)
     _crops(enrolled, work / "crops", "val", spec.val_per_face, spec.seed + 1)
-    # ultralytics wants every class in val: one picture of each stand-in face.
-    _crops({c: f for c, f in faces.items() if c not in enrolled}, work / "crops", "val", 1, spec.seed + 2)
+    # ultralytics wants every class in val: one picture of each face the deck lacks.
+    _crops(lacking, work / "crops", "val", 1, spec.seed + 2)
     say("learning the deck's faces", 0.35)
     model = YOLO(spec.base, task="classify")
     imgsz = spec.imgsz or int(model.model.args.get("imgsz", 64))
