@@ -41,8 +41,9 @@ mkdir -p "$OUT"
 rm -rf "$D"
 $PY -m companion.cli crops --scenes "$VAL" --workers "$WORKERS" --splits val --out "$D" --seed 93 --per-image 1
 # Every face, then the look-alikes a reader confuses, chunk by chunk, two to one.
-seed=${SEED0:-100}
-while [ $seed -eq ${SEED0:-100} ] || [ "$(elapsed)" -lt "$GEN_BUDGET" ]; do
+first=${SEED0:-100}
+seed=$first
+while [ $seed -eq $first ] || [ "$(elapsed)" -lt "$GEN_BUDGET" ]; do
   if [ $(( seed % 3 )) -eq 2 ]; then
     $PY -m companion.cli crops --scenes "$CHUNK" --workers "$WORKERS" --splits train --out "$D" --seed $seed \
       --per-image 2 --faces R6 R9 G6 G9 B6 B9 Y6 Y9 R1 R7 G1 G7 B1 B7 Y1 Y7 R5 R8 Y5 Y8 G5 G8 B5 B8 \
@@ -58,8 +59,9 @@ HOURS=$($PY -c "print(round(max(60, $BUDGET - $(elapsed) - 60) / 3600, 4))")
 echo "training for $HOURS h"
 $PY -m companion.cli train-classifier --data "$D" --run "$OUT/cls" --arch models/taki-cls-yolov8n.pt --imgsz 96 \
   --batch "$BATCH" --device "$DEVICE" --workers "$WORKERS" --hours "$HOURS" --epochs 60 --lr0 "$LR0" 2>&1 \
-  | tr '\r' '\n' > "$OUT/train.log" || true
-grep -v -E 'it/s]|s/it]' "$OUT/train.log" | tail -40
+  | tr '\r' '\n' > "$OUT/train.log" && trained=0 || trained=$?  # the log's end is shown either way
+grep -v -E 'it/s]|s/it]' "$OUT/train.log" | tail -40 || true
 cat "$OUT/cls/results.csv" || true
 ls -la "$OUT/cls/weights" || true
 echo "done in $(elapsed) s"
+exit "$trained"

@@ -4,8 +4,9 @@ No multi-hour retrain: the shipped face classifier already knows what TAKI
 faces are; a short fine-tune on this deck's own faces, composited onto varied
 tables (tilt, light, blur, shadows, hands, older cards under them), teaches it
 the deck's drawing. Faces the deck lacks are shown in a new random style in
-every picture, as the shipped classifier learnt them, so it still names all 57. The result is a deck profile folder
-(``companion/vision/deck.py``) that the app and ``eval`` read with ``--deck``.
+every picture, as the shipped classifier learnt them, so it still names all 57.
+The result is a deck profile folder (``companion/vision/deck.py``) that the app
+and ``eval`` read with ``--deck``.
 """
 
 from __future__ import annotations
