@@ -11,6 +11,7 @@
 # Here, on the CPU, the same script runs with PY=.venv/bin/python and small sizes.
 set -euo pipefail
 export PYTHONUNBUFFERED=1 OMP_NUM_THREADS=1
+export NO_ALBUMENTATIONS_UPDATE=1 YOLO_OFFLINE=True  # no network there: ask nobody for news
 PY=${PY:-python3}
 OUT=${OUT:-/tmp/gpu-out}
 BUDGET=${BUDGET:-540}            # seconds for the whole script
