@@ -4,7 +4,9 @@ For each backend through ultralytics: the detector alone, and the reader (the
 detector with the face classifier of the same backend behind it). Then the
 runtime reader (companion/vision/runtime.py: ONNX Runtime or NCNN with numpy
 around it, no torch) for the ONNX and NCNN exports, with the threads it used and
-the share of one core it takes at the demo's 10 frames a second.
+the share of one core it takes at the demo's 10 frames a second (also printed for
+PyTorch and OpenVINO through ultralytics, the way the kiosk runs a .pt or OpenVINO
+model; it never runs ONNX or NCNN exports through ultralytics).
 
 Run: python benchmarks/detector_speed.py [--frames 60] [--imgsz 192] [--threads 1 2]
 Prints numbers; asserts nothing. The runtime reader at each --threads count side by
@@ -55,8 +57,11 @@ def main() -> None:
             continue
         for what, det in readers:
             times = _timed(det, frames)
+            share = ""
+            if what != "detector" and backend in ("pytorch", "openvino"):  # the kiosk reads these through ultralytics
+                share = f"  at 10 fps {100 * _core_share_at(det, frames[:30]):4.0f}% of a core"
             print(f"{backend:9s} {what:13s} median {statistics.median(times):6.1f} ms/frame  "
-                  f"p90 {np.percentile(times, 90):6.1f}  at {args.imgsz} px")
+                  f"p90 {np.percentile(times, 90):6.1f}  at {args.imgsz} px{share}")
 
 
 def _timed(det, frames):  # type: ignore[no-untyped-def]

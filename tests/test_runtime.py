@@ -95,3 +95,21 @@ def test_the_kiosk_can_cap_malloc_arenas_and_give_memory_back() -> None:
         return
     assert limit_arenas(2) is True
     assert give_back() in (True, False)  # 1 when memory was released, 0 when none could be
+
+
+def test_the_kiosk_window_asks_for_no_multisampling(tmp_path: Path) -> None:
+    """Issue 15: Kivy's default of two samples gave the window two 16 MiB buffers under
+    software GL (277 against 307 MiB after 30 s of the demo, benchmarks/kiosk_start.py)."""
+    import os
+
+    code = (
+        "import argparse\n"
+        "from companion.ui.main import _kivy_env\n"
+        "_kivy_env(argparse.Namespace(windowed=True, size='800x480'))\n"
+        "from kivy.config import Config\n"
+        "print(Config.get('graphics', 'multisamples'), Config.get('graphics', 'width'))"
+    )
+    env = {**os.environ, "KIVY_HOME": str(tmp_path / "kivy")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["0", "800"]

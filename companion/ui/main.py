@@ -35,6 +35,10 @@ def _kivy_env(args: argparse.Namespace) -> None:
     for option in Config.options("input"):  # no probing of touch devices a kiosk may lack
         Config.remove_option("input", option)
     Config.set("input", "mouse", "mouse,multitouch_on_demand")
+    # no multisampling: the screen is flat text and card pictures, and Kivy's default of 2
+    # samples gave the window two 16 MiB buffers under software GL (30 of the kiosk's 307
+    # MiB, benchmarks/kiosk_start.py); on a Pi it is GPU memory and fill rate spent for nothing
+    Config.set("graphics", "multisamples", "0")
     if args.windowed:
         w, h = (int(v) for v in args.size.split("x"))
         Config.set("graphics", "fullscreen", "0")
