@@ -7,6 +7,7 @@ cut out when every corner is within 4% of the card's height of the truth
 (upright or turned half round). Prints the rate, the reasons given, and ms/photo.
 
 Run: python benchmarks/card_finder.py [--photos 200] [--model models/taki-yolov8n.pt] [--outliner O.pt]
+     [--masker shipped|none|M.onnx] [--seed 31337]
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import numpy as np
 
 from companion.synth.scene import Compositor, SceneConfig
 from companion.vision.cardfinder import CardFinder, CardNotFound
+from companion.vision.cardmask import OnnxMasker, shipped_masker
 from companion.vision.detector import YoloDetector
 
 
@@ -29,18 +31,26 @@ def main() -> None:
     ap.add_argument("--model", default=None)
     ap.add_argument("--size", type=int, default=480)
     ap.add_argument("--outliner", default=None, help="a card outliner (train --segment) to take corners from")
+    ap.add_argument("--masker", default="shipped", help="the learnt card masker (.onnx), 'shipped' or 'none'")
+    ap.add_argument("--seed", type=int, default=31337, help="the photos' seed (31337: never used for tuning)")
     args = ap.parse_args()
     outliner = None
     if args.outliner:
         from companion.vision.outliner import YoloOutliner
 
         outliner = YoloOutliner(args.outliner)
-    finder = CardFinder(YoloDetector(args.model, conf=0.2), outliner=outliner)
+    masker = None
+    if args.masker == "shipped":
+        masker = shipped_masker()
+    elif args.masker != "none":
+        masker = OnnxMasker(args.masker)
+    print(f"card masker: {masker.path if masker else 'none (edges only)'}")
+    finder = CardFinder(YoloDetector(args.model, conf=0.2), outliner=outliner, masker=masker)
     cfg = replace(SceneConfig.varied(args.size, "held-out"), under_cards=(0, 0), hand_p=0.0, card_height=(0.4, 0.75))
     comp = Compositor(config=cfg)
     good, why, times = 0, Counter(), []
     for i in range(args.photos):
-        scene = comp.scene(np.random.default_rng([31337, i]))
+        scene = comp.scene(np.random.default_rng([args.seed, i]))
         t = time.perf_counter()
         try:
             corners = finder.find(scene.image).corners

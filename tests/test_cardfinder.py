@@ -155,3 +155,59 @@ def test_a_dim_sharp_card_is_taken_and_a_shaken_one_refused() -> None:
             finder.find(cv2.filter2D(scene.image, -1, k / k.sum()))
     flat = warp_card(scene.image, order_corners(scene.top.corners), 200, 280)
     assert crispness(flat) > 2 * crispness(cv2.GaussianBlur(flat, (0, 0), 3))
+
+
+def test_the_learnt_masker_cuts_out_cards_the_edges_alone_miss() -> None:
+    """Issue 11: held-out-style cards (a glyph family the masker never saw) on varied
+    tables, the finder's box off by a few per cent. Measured 36/40 cut out within 4%
+    with the shipped masker, 29/40 from the edges alone."""
+    from companion.vision.cardmask import shipped_masker
+
+    masker = shipped_masker()
+    assert masker is not None, "models/taki-cardmask.onnx is shipped"
+    comp = _single_card_scenes()
+    good = {True: 0, False: 0}
+    for i in range(40):
+        rng = np.random.default_rng([556, i])
+        scene = comp.scene(rng)
+        x1, y1, x2, y2 = scene.box
+        j = rng.normal(0, 0.03, 4) * [x2 - x1, y2 - y1, x2 - x1, y2 - y1]
+        box = (x1 + j[0], y1 + j[1], x2 + j[2], y2 + j[3])
+        for learnt in (True, False):
+            try:
+                found = CardFinder(_Boxes(box), masker=masker if learnt else None).find(scene.image)
+            except CardNotFound:
+                continue
+            good[learnt] += _corner_error(found.corners, scene.top.corners) < 0.04
+    assert good[True] >= 34, good
+    assert good[True] >= good[False] + 4, good
+
+
+def test_a_card_masker_trains_exports_and_is_read_without_torch(tmp_path) -> None:
+    """Issue 11: the masker's whole life in small (the CI's smoke run): photos made, a
+    net trained a step, exported to ONNX and read on ONNX Runtime; a region in, a
+    probability per pixel of that region out."""
+    from companion.training.cardmask import export, make_samples, train
+    from companion.vision.cardmask import SIZE, OnnxMasker
+
+    x, y = make_samples(4, 7, tmp_path / "t.npz", workers=1)
+    assert x.shape == (8, SIZE, SIZE, 3) and y.shape == (8, SIZE, SIZE)
+    assert 0.2 < (y > 127).mean() < 0.9  # the card fills much of its region, not all of it
+    assert (tmp_path / "t.npz").exists()  # cached: a second call reads it back
+    again, _ = make_samples(4, 7, tmp_path / "t.npz", workers=1)
+    assert np.array_equal(again, x)
+    net = train(x, y, x[:2], y[:2], epochs=1, batch=4, log=lambda s: None)
+    masker = OnnxMasker(export(net, tmp_path / "m.onnx"))
+    prob = masker.roi_mask(np.zeros((150, 110, 3), np.uint8))
+    assert prob.shape == (150, 110) and 0.0 <= prob.min() <= prob.max() <= 1.0
+
+
+def test_a_missing_or_damaged_masker_is_a_model_error(tmp_path) -> None:
+    from companion.vision.cardmask import OnnxMasker
+    from companion.vision.detector import ModelError
+
+    with pytest.raises(ModelError, match="no card masker"):
+        OnnxMasker(tmp_path / "gone.onnx")
+    (tmp_path / "bad.onnx").write_bytes(b"not a net" * 10)
+    with pytest.raises(ModelError, match="could not be loaded"):
+        OnnxMasker(tmp_path / "bad.onnx")

@@ -25,10 +25,12 @@ __all__ = ["EnrolReport", "enrol", "find_card", "order_corners", "sharpness", "w
 
 
 def default_card_finder() -> CardFinder:
-    """The shipped reader's first stage as the card finder (no classifier needed)."""
+    """The shipped reader's first stage as the card finder (no classifier needed), with
+    the shipped card masker."""
+    from ..vision.cardmask import shipped_masker
     from ..vision.detector import YoloDetector
 
-    return CardFinder(YoloDetector(None, conf=0.2), outliner=shipped_outliner())
+    return CardFinder(YoloDetector(None, conf=0.2), outliner=shipped_outliner(), masker=shipped_masker())
 
 
 def shipped_outliner():  # type: ignore[no-untyped-def]

@@ -425,6 +425,7 @@ class Controller:
         """Open the camera and the card finder for 'Learn a deck'; a reason when it cannot."""
         from ..training.guided import GuidedEnrolment
         from ..vision.cardfinder import CardFinder
+        from ..vision.cardmask import shipped_masker
         from ..vision.sources import ImageFolderSource, SourceError, open_camera
 
         if not self.reader_ready:
@@ -439,7 +440,7 @@ class Controller:
             return f"{e}: plug a camera in to learn a deck"
         out = self.decks_dir() / time.strftime("deck-%Y%m%d-%H%M%S")
         speak = self.voice.speak if self.voice is not None else None
-        self.enrolment = EnrolWorker(src, GuidedEnrolment(CardFinder(finder), out, speak=speak)).start()
+        self.enrolment = EnrolWorker(src, GuidedEnrolment(CardFinder(finder, masker=shipped_masker()), out, speak=speak)).start()
         return None
 
     def deck_names(self) -> list[str]:

@@ -1,0 +1,87 @@
+"""The card masker: which pixels around a found card are the card, learnt.
+
+Why: the card finder's box says where a card is, and its corners came from the
+picture's edges alone (GrabCut, edge maps). Those go wrong where the card and the
+table look alike (a pale card on pale or white-checked cloth) or where a shadow or
+the table's pattern draws a straighter line than the card's border: 34 of the 37
+failures of ``benchmarks/card_finder.py``. A small net that has seen cards on
+thousands of generated tables (``companion/training/cardmask.py``) says which
+pixels are card; its mask is one more candidate outline, judged like the others.
+
+It runs on ONNX Runtime (no torch): enrolment runs in the kiosk.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Protocol
+
+import cv2
+import numpy as np
+
+from .detector import MODELS_DIR, ModelError
+
+DEFAULT_MASKER = MODELS_DIR / "taki-cardmask.onnx"
+#: The net's input side: the region around the card, squeezed square.
+SIZE = 96
+#: The region is the finder's box grown by this share of its size on each side
+#: (the same slack :func:`~companion.vision.cardfinder.refine_corners` searches).
+PAD = 0.12
+
+
+class Masker(Protocol):
+    def roi_mask(self, roi: np.ndarray) -> np.ndarray:
+        """P(card) for every pixel of ``roi`` (BGR), the same height and width."""
+        ...
+
+
+def to_input(roi: np.ndarray) -> np.ndarray:
+    """The net's input: RGB in [0, 1], (1, 3, SIZE, SIZE) float32. Training uses it too."""
+    small = cv2.resize(roi, (SIZE, SIZE), interpolation=cv2.INTER_AREA)
+    return np.ascontiguousarray(small[:, :, ::-1].transpose(2, 0, 1)[None], np.float32) / 255.0
+
+
+def padded_region(box: tuple[float, float, float, float], shape: tuple[int, ...],
+                  pad: float = PAD) -> tuple[int, int, int, int]:
+    """The box grown by ``pad`` of its size each way, inside the picture: x1, y1, x2, y2."""
+    h, w = shape[:2]
+    x1, y1, x2, y2 = box
+    bw, bh = x2 - x1, y2 - y1
+    return (int(max(0, x1 - pad * bw)), int(max(0, y1 - pad * bh)),
+            int(min(w, x2 + pad * bw)), int(min(h, y2 + pad * bh)))
+
+
+class OnnxMasker:
+    """The shipped masker on ONNX Runtime, one thread, no spin-waiting (it runs once per
+    enrolment photo, beside the UI)."""
+
+    def __init__(self, path: str | Path = DEFAULT_MASKER) -> None:
+        import onnxruntime as ort
+
+        self.path = Path(path)
+        if not self.path.exists():
+            raise ModelError(f"no card masker at {self.path} (python -m companion.training.cardmask)")
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = 1
+        opts.inter_op_num_threads = 1
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        opts.log_severity_level = 3
+        opts.enable_cpu_mem_arena = False
+        try:
+            self.session = ort.InferenceSession(str(self.path), opts, providers=["CPUExecutionProvider"])
+        except Exception as e:
+            raise ModelError(f"{self.path} could not be loaded by ONNX Runtime: {type(e).__name__}: {e}") from None
+        self._input = self.session.get_inputs()[0].name
+
+    def roi_mask(self, roi: np.ndarray) -> np.ndarray:
+        logits = np.asarray(self.session.run(None, {self._input: to_input(roi)})[0])[0, 0]
+        prob = 1.0 / (1.0 + np.exp(-logits.astype(np.float32)))
+        return cv2.resize(prob, (roi.shape[1], roi.shape[0]), interpolation=cv2.INTER_LINEAR)
+
+
+def shipped_masker() -> OnnxMasker | None:
+    """The shipped masker, or None where none is shipped (the edges alone then)."""
+    try:
+        return OnnxMasker()
+    except (ModelError, ImportError):
+        return None
