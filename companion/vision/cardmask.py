@@ -22,7 +22,8 @@ import numpy as np
 from .detector import MODELS_DIR, ModelError
 
 DEFAULT_MASKER = MODELS_DIR / "taki-cardmask.onnx"
-#: The net's input side: the region around the card, squeezed square.
+#: The net's input side: the region around the card, squeezed square (the shipped
+#: net's; an export says its own, and the net is fully convolutional).
 SIZE = 96
 #: The region is the finder's box grown by this share of its size on each side
 #: (the same slack :func:`~companion.vision.cardfinder.refine_corners` searches).
@@ -35,9 +36,9 @@ class Masker(Protocol):
         ...
 
 
-def to_input(roi: np.ndarray) -> np.ndarray:
-    """The net's input: RGB in [0, 1], (1, 3, SIZE, SIZE) float32. Training uses it too."""
-    small = cv2.resize(roi, (SIZE, SIZE), interpolation=cv2.INTER_AREA)
+def to_input(roi: np.ndarray, size: int = SIZE) -> np.ndarray:
+    """The net's input: RGB in [0, 1], (1, 3, size, size) float32. Training uses it too."""
+    small = cv2.resize(roi, (size, size), interpolation=cv2.INTER_AREA) if roi.shape[:2] != (size, size) else roi
     return np.ascontiguousarray(small[:, :, ::-1].transpose(2, 0, 1)[None], np.float32) / 255.0
 
 
@@ -71,10 +72,12 @@ class OnnxMasker:
             self.session = ort.InferenceSession(str(self.path), opts, providers=["CPUExecutionProvider"])
         except Exception as e:
             raise ModelError(f"{self.path} could not be loaded by ONNX Runtime: {type(e).__name__}: {e}") from None
-        self._input = self.session.get_inputs()[0].name
+        first = self.session.get_inputs()[0]
+        self._input = first.name
+        self.size = first.shape[-1] if isinstance(first.shape[-1], int) else SIZE
 
     def roi_mask(self, roi: np.ndarray) -> np.ndarray:
-        logits = np.asarray(self.session.run(None, {self._input: to_input(roi)})[0])[0, 0]
+        logits = np.asarray(self.session.run(None, {self._input: to_input(roi, self.size)})[0])[0, 0]
         prob = 1.0 / (1.0 + np.exp(-logits.astype(np.float32)))
         return cv2.resize(prob, (roi.shape[1], roi.shape[0]), interpolation=cv2.INTER_LINEAR)
 
