@@ -440,7 +440,8 @@ class Controller:
             return f"{e}: plug a camera in to learn a deck"
         out = self.decks_dir() / time.strftime("deck-%Y%m%d-%H%M%S")
         speak = self.voice.speak if self.voice is not None else None
-        self.enrolment = EnrolWorker(src, GuidedEnrolment(CardFinder(finder, masker=shipped_masker()), out, speak=speak)).start()
+        finder_with_mask = CardFinder(finder, masker=shipped_masker())
+        self.enrolment = EnrolWorker(src, GuidedEnrolment(finder_with_mask, out, speak=speak)).start()
         return None
 
     def deck_names(self) -> list[str]:

@@ -8,8 +8,8 @@ the table around it, and a line is fitted to each side, so rounded corners and a
 tilted camera still give the true corners). The learnt card masker
 (:mod:`companion.vision.cardmask`) says which of those outlines is the card's
 where the edges alone are fooled (a pale card on pale cloth, a shadow's straight
-edge). When there is not exactly
-one whole, sharp card it says why, in words a person can act on.
+edge). When there is not exactly one whole, sharp card it says why, in words a
+person can act on.
 """
 
 from __future__ import annotations
@@ -156,9 +156,10 @@ def _meet(lines: list[tuple[np.ndarray, np.ndarray]], fallback: np.ndarray) -> n
 
 
 def refine_corners(image: np.ndarray, box: tuple[float, float, float, float],
-                   masker: Masker | None = None) -> np.ndarray | None:
+                   learnt: np.ndarray | None = None) -> np.ndarray | None:
     """The card's four corners from its edges inside (a little around) ``box``, and
-    from the learnt ``masker``'s outline of it where there is one.
+    from the learnt mask of it where there is one (``learnt``: P(card) for every pixel
+    of ``padded_region(box)``, from :func:`learnt_mask`).
 
     Candidate outlines come from GrabCut, from closed strong edges and from the
     masker; each that is card-shaped and fits the box is scored by how strongly its
@@ -188,12 +189,10 @@ def refine_corners(image: np.ndarray, box: tuple[float, float, float, float],
         pass
     strength = _edge_strength(small)
     candidates += _edge_masks(strength)
-    learnt = None
-    if masker is not None:
-        prob = masker.roi_mask(roi)
-        prob = cv2.resize(prob, (sw, sh), interpolation=cv2.INTER_AREA) if scale < 1 else prob
-        learnt = prob > 0.5
-        candidates.append(np.where(learnt, 255, 0).astype(np.uint8))
+    card = None
+    if learnt is not None:
+        card = (cv2.resize(learnt, (sw, sh), interpolation=cv2.INTER_AREA) if scale < 1 else learnt) > 0.5
+        candidates.append(np.where(card, 255, 0).astype(np.uint8))
     edges = cv2.dilate(strength, np.ones((3, 3), np.uint8))  # a pixel of slack across a side
     prior = (rect[0], rect[1], rect[0] + rect[2], rect[1] + rect[3])
     quads = [_solid_quad(fg, 0.3 * rect[2] * rect[3]) for fg in candidates]
@@ -208,8 +207,8 @@ def refine_corners(image: np.ndarray, box: tuple[float, float, float, float],
         if fit < 0.6 or not _card_like(quad):
             continue
         score = _side_support(edges, quad) * fit**2
-        if learnt is not None:
-            score *= _mask_iou(quad, learnt) ** MASK_WEIGHT
+        if card is not None:
+            score *= _mask_iou(quad, card) ** MASK_WEIGHT
         if score > best_score:
             best, best_score = quad, score
     if best is None:
@@ -229,16 +228,22 @@ def _mask_iou(quad: np.ndarray, learnt: np.ndarray) -> float:
     return float((f & learnt).sum() / max(1, (f | learnt).sum()))
 
 
+def learnt_mask(image: np.ndarray, box: tuple[float, float, float, float], masker: Masker) -> np.ndarray:
+    """The masker's P(card) for every pixel of ``padded_region(box)``: run once per photo,
+    for :func:`refine_corners` and :func:`agreement` both."""
+    x1, y1, x2, y2 = padded_region(box, image.shape)
+    return masker.roi_mask(image[y1:y2, x1:x2])
+
+
 def agreement(image: np.ndarray, box: tuple[float, float, float, float], corners: np.ndarray,
-              masker: Masker) -> float:
+              learnt: np.ndarray) -> float:
     """IoU of the quad ``corners`` (image pixels) with the learnt mask around ``box``.
 
     Why: snapping a side to the strongest nearby edge fixes a side pulled inwards by
     a frame printed inside the border, and breaks one next to a shadow's edge; the
     mask says which of the two is the card."""
-    x1, y1, x2, y2 = padded_region(box, image.shape)
-    learnt = masker.roi_mask(image[y1:y2, x1:x2]) > 0.5
-    return _mask_iou(corners - np.array([x1, y1], np.float32), learnt)
+    x1, y1, _, _ = padded_region(box, image.shape)
+    return _mask_iou(corners - np.array([x1, y1], np.float32), learnt > 0.5)
 
 
 def _solid_quad(fg: np.ndarray, min_area: float) -> np.ndarray | None:
@@ -424,8 +429,7 @@ class CardFinder:
         if len(cards) > 1 and cards[1].area >= SECOND_CARD * first.area:
             raise CardNotFound("two cards in view: show one card at a time")
         h, w = image.shape[:2]
-        box = first.box
-        x1, y1, x2, y2 = box
+        x1, y1, x2, y2 = first.box
         edge = 0.01 * max(w, h)
         if x1 <= edge or y1 <= edge or x2 >= w - 1 - edge or y2 >= h - 1 - edge:
             raise CardNotFound("only part of the card is in view: move it towards the middle")
@@ -434,13 +438,14 @@ class CardFinder:
             outlines = [o for o in self.outliner.outline(image) if o.confidence >= self.min_confidence]
             if outlines:
                 corners = quad_from_outline(image.shape, outlines[0].polygon)
+        learnt = None if self.masker is None else learnt_mask(image, first.box, self.masker)
         if corners is None:
-            corners = refine_corners(image, box, self.masker)
+            corners = refine_corners(image, first.box, learnt)
         if corners is None:
             raise CardNotFound("the card's edges are not clear: try a plainer table or more light")
         snapped = snap_to_edges(image, corners)
-        if self.masker is None or agreement(image, box, snapped, self.masker) >= \
-                agreement(image, box, corners, self.masker):
+        if learnt is None or agreement(image, first.box, snapped, learnt) >= \
+                agreement(image, first.box, corners, learnt):
             corners = snapped
         flat = warp_card(image, corners, 200, 280)
         if crispness(flat[14:-14, 10:-10]) < self.min_crispness:  # the face, not its border with the table

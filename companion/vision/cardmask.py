@@ -53,31 +53,21 @@ def padded_region(box: tuple[float, float, float, float], shape: tuple[int, ...]
 
 
 class OnnxMasker:
-    """The shipped masker on ONNX Runtime, one thread, no spin-waiting (it runs once per
-    enrolment photo, beside the UI)."""
+    """The shipped masker on ONNX Runtime, set up as the runtime reader's nets are (one
+    thread, no spin-waiting, no arena): it runs once per enrolment photo, beside the UI."""
 
     def __init__(self, path: str | Path = DEFAULT_MASKER) -> None:
-        import onnxruntime as ort
+        from .runtime import OnnxEngine
 
         self.path = Path(path)
         if not self.path.exists():
             raise ModelError(f"no card masker at {self.path} (python -m companion.training.cardmask)")
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = 1
-        opts.inter_op_num_threads = 1
-        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        opts.log_severity_level = 3
-        opts.enable_cpu_mem_arena = False
-        try:
-            self.session = ort.InferenceSession(str(self.path), opts, providers=["CPUExecutionProvider"])
-        except Exception as e:
-            raise ModelError(f"{self.path} could not be loaded by ONNX Runtime: {type(e).__name__}: {e}") from None
-        first = self.session.get_inputs()[0]
-        self._input = first.name
-        self.size = first.shape[-1] if isinstance(first.shape[-1], int) else SIZE
+        self.engine = OnnxEngine(self.path, threads=1)
+        side = self.engine.session.get_inputs()[0].shape[-1]
+        self.size = side if isinstance(side, int) else SIZE
 
     def roi_mask(self, roi: np.ndarray) -> np.ndarray:
-        logits = np.asarray(self.session.run(None, {self._input: to_input(roi, self.size)})[0])[0, 0]
+        logits = self.engine.run(to_input(roi, self.size))[0, 0]
         prob = 1.0 / (1.0 + np.exp(-logits.astype(np.float32)))
         return cv2.resize(prob, (roi.shape[1], roi.shape[0]), interpolation=cv2.INTER_LINEAR)
 
