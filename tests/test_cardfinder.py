@@ -71,6 +71,39 @@ def test_the_reasons_a_card_is_not_taken() -> None:
     assert _corner_error(found.corners, scene.top.corners) < 0.04
 
 
+def test_a_second_box_on_the_same_card_is_not_a_second_card() -> None:
+    """The finder sometimes boxes part of a shadowed card, or the card with its shadow,
+    as well as the card: one card, not "two cards in view"."""
+    scene = _single_card_scenes("published").scene(np.random.default_rng([555, 3]))
+    x1, y1, x2, y2 = box = scene.box
+    w, h = x2 - x1, y2 - y1
+    inner = (x1 + 0.1 * w, y1 + 0.3 * h, x2 - 0.35 * w, y2 - 0.1 * h)  # IoU with the card under 0.5
+    around = (x1 - 0.3 * w, y1 - 0.25 * h, x2 + 0.3 * w, y2 + 0.25 * h)
+    for second in (inner, around):
+        found = CardFinder(_Boxes(box, second)).find(scene.image)
+        assert _corner_error(found.corners, scene.top.corners) < 0.04
+    overlapping = (x1 + 0.6 * w, y1, x2 + 0.6 * w, y2)  # a card lying half on it is a second card
+    with pytest.raises(CardNotFound, match="two cards in view"):
+        CardFinder(_Boxes(box, overlapping)).find(scene.image)
+
+
+def test_a_tilted_camera_sees_more_table_past_the_picture_never_a_mirrored_card() -> None:
+    """The tilt used to mirror the whole picture at its edges: back-to-front copies of a
+    card near the edge (a "second card" in enrolment photos)."""
+    from companion.synth.scene import _tilted
+
+    n = 200
+    table = np.full((n, n, 3), (40, 120, 40), np.uint8)
+    canvas = table.copy()
+    canvas[60:140, 0:50] = 255  # a card at the picture's left edge
+    src = np.float32([[0, 0], [n, 0], [n, n], [0, n]])
+    hmat = cv2.getPerspectiveTransform(src, src + np.float32([[40, 10], [0, 0], [0, 0], [40, -10]]))
+    seen = _tilted(canvas, table, hmat)
+    assert (seen[100, 42:74] == 255).all()  # the card, moved right with the picture
+    past = seen[:, :30]  # what the camera sees left of the drawn picture
+    assert past.min(axis=(0, 1)).tolist() == [40, 120, 40] and past.max(axis=(0, 1)).tolist() == [40, 120, 40]
+
+
 def test_corners_are_ordered_upright_even_under_a_tilt() -> None:
     # A portrait card seen from a tilted camera: its near side is longer than its far side.
     quad = np.array([[100, 300], [80, 60], [260, 40], [300, 320]], np.float32)  # TL given last
@@ -211,3 +244,33 @@ def test_a_missing_or_damaged_masker_is_a_model_error(tmp_path) -> None:
     (tmp_path / "bad.onnx").write_bytes(b"not a net" * 10)
     with pytest.raises(ModelError, match="could not be loaded"):
         OnnxMasker(tmp_path / "bad.onnx")
+
+
+def test_a_card_photographed_under_a_coloured_lamp_is_enrolled_in_white_light() -> None:
+    """A red 6 photographed under a dim blue lamp came out navy and taught the few-shot
+    learner that red 6s are blue; enrolment now brings the paper back to white."""
+    from companion.rules.cards import Card
+    from companion.synth.faces import card_mask
+    from companion.synth.styles import render_styled_face, sample_style
+    from companion.vision.cardfinder import PAPER, paper_white
+
+    style = sample_style(np.random.default_rng(3), held_out=True)
+    face = render_styled_face(Card.from_code("R6"), style, 300, 420)
+    inside = face[:, :, 3]
+    true = face[:, :, :3]
+    lamps = {"dim blue": (0.75, 0.42, 0.09), "warm bulb": (0.45, 0.8, 1.0), "white, bright": (1.0, 1.0, 1.0)}
+    noise = np.random.default_rng(0).normal(0, 2, true.shape)
+    hue = lambda img: cv2.cvtColor(img, cv2.COLOR_BGR2HSV)[:, :, 0].astype(int)  # noqa: E731
+    ink = (cv2.cvtColor(true, cv2.COLOR_BGR2HSV)[:, :, 1] > 120) & (inside > 0)  # the red symbol's face
+    assert ink.mean() > 0.03
+    for lamp, gains in lamps.items():
+        photo = np.clip(true * np.array(gains) + noise, 0, 255).astype(np.uint8)
+        flat = paper_white(photo, card_mask(300, 420))
+        paper = np.median(flat[(inside > 0) & ~ink & (true.min(axis=2) > 200)], axis=0)
+        assert np.abs(paper - PAPER).max() < 12, (lamp, paper)  # grey-white paper, not tinted
+        red = hue(flat)[ink]
+        reddish = ((red <= 12) | (red >= 168)).mean()  # OpenCV hue: red wraps round 0/180
+        assert reddish > 0.8, (lamp, reddish)
+    # a flat picture with too few pixels is returned as it came
+    tiny = np.full((5, 5, 3), 40, np.uint8)
+    assert (paper_white(tiny) == tiny).all()

@@ -316,6 +316,7 @@ class Compositor:
         cfg, n = self.config, self.config.size
         faces = self._styled_deck(rng) if self.styled else self.faces
         canvas = background(rng, n, cfg.rich_tables)
+        table = canvas.copy()
         height = rng.uniform(*cfg.card_height) * n
         half_diag = 0.5 * height * np.hypot(1, CARD_W / CARD_H)
         lo, hi = half_diag + 2, n - half_diag - 2
@@ -359,7 +360,7 @@ class Compositor:
                 warped = cv2.perspectiveTransform(corners[None], hmat)[0]
                 if warped.min() >= 1 and warped.max() <= n - 2:
                     break
-            canvas = cv2.warpPerspective(canvas, hmat, (n, n), borderMode=cv2.BORDER_REFLECT)
+            canvas = _tilted(canvas, table, hmat)
             corners = warped
             placed_under = [Placed(p.card, cv2.perspectiveTransform(p.corners[None], hmat)[0]) for p in placed_under]
             if hand_mask is not None:
@@ -370,6 +371,21 @@ class Compositor:
             self._photometric.set_random_seed(int(rng.integers(2**31)))
             canvas = self._photometric(image=canvas)["image"]
         return Scene(canvas, Placed(top, corners.astype(np.float32)), placed_under, hand_mask)
+
+
+def _tilted(canvas: np.ndarray, table: np.ndarray, hmat: np.ndarray) -> np.ndarray:
+    """The picture seen by the tilted camera. Where the camera sees past the drawn
+    picture it sees more table (the table mirrored), never a mirrored copy of a card:
+    mirroring the whole picture put back-to-front cards at its edges (a second card
+    in an enrolment photo, unlabelled cards in the reader's training scenes)."""
+    n = canvas.shape[0]
+    seen = cv2.warpPerspective(canvas, hmat, (n, n), borderMode=cv2.BORDER_REFLECT)
+    inside = cv2.warpPerspective(np.ones((n, n), np.float32), hmat, (n, n), borderMode=cv2.BORDER_CONSTANT)
+    if inside.min() > 0.999:
+        return seen
+    more = cv2.warpPerspective(table, hmat, (n, n), borderMode=cv2.BORDER_REFLECT)
+    a = inside[..., None]
+    return np.clip(seen * a + more * (1 - a), 0, 255).astype(np.uint8)
 
 
 class _StyledDeck(dict):  # type: ignore[type-arg]

@@ -4,8 +4,9 @@ Layout of the source folder: ``<CODE>/*.jpg`` (photos of one face, e.g.
 ``R7/``, ``KING/``; ``+`` may be spelt ``plus``) or ``<CODE>.mp4`` (a short clip).
 Each picture is searched for the card (the learnt card finder, corners refined
 from the card's edges: ``companion/vision/cardfinder.py``), warped flat to the
-print size, and the sharpest crop per face is written as ``<stem>.png``; the
-few-shot learner (``fewshot.py``) then teaches the face classifier the deck.
+print size, brought to white light (``paper_white``), and the sharpest crop per
+face is written as ``<stem>.png``; the few-shot learner (``fewshot.py``) then
+teaches the face classifier the deck.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import numpy as np
 
 from ..rules.cards import Card, CardParseError, file_stem
 from ..synth.faces import CARD_H, CARD_W, card_mask
-from ..vision.cardfinder import CardFinder, CardNotFound, order_corners, sharpness, warp_card
+from ..vision.cardfinder import CardFinder, CardNotFound, order_corners, paper_white, sharpness, warp_card
 from ..vision.sources import IMAGE_SUFFIXES, VIDEO_SUFFIXES
 
 __all__ = ["EnrolReport", "enrol", "find_card", "order_corners", "sharpness", "warp_card"]
@@ -111,7 +112,8 @@ def enrol(src: Path, out: Path, w: int = CARD_W, h: int = CARD_H, finder: CardFi
             continue
         sharp, best = max(crops, key=lambda sc: sc[0])
         path = out / f"{file_stem(card)}.png"
-        cv2.imwrite(str(path), np.dstack([best, card_mask(w, h)]))
+        inside = card_mask(w, h)
+        cv2.imwrite(str(path), np.dstack([paper_white(best, inside), inside]))
         done[card.code] = path
         quality[card.code] = round(sharp, 1)
     return EnrolReport(done, failed, quality)

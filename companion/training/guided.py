@@ -20,7 +20,7 @@ import numpy as np
 
 from ..rules.cards import FACES, Card, file_stem
 from ..synth.faces import CARD_H, CARD_W, card_mask
-from ..vision.cardfinder import CardFinder, CardNotFound, warp_card
+from ..vision.cardfinder import CardFinder, CardNotFound, paper_white, warp_card
 
 
 @dataclass(frozen=True)
@@ -111,8 +111,9 @@ class GuidedEnrolment:
             self._message = "Hold it still..."
             return self.view(found.corners)
         w, h = self.size
-        flat = warp_card(image, found.corners, w, h)
-        cv2.imwrite(str(self.out / "faces" / f"{file_stem(card)}.png"), np.dstack([flat, card_mask(w, h)]))
+        inside = card_mask(w, h)
+        flat = paper_white(warp_card(image, found.corners, w, h), inside)
+        cv2.imwrite(str(self.out / "faces" / f"{file_stem(card)}.png"), np.dstack([flat, inside]))
         self.taken[card] = round(found.sharpness, 1)
         self.speak("Got it.")
         self._message = f"Got {spoken_face(card)}."
