@@ -79,6 +79,8 @@ def _enrol(args: argparse.Namespace) -> int:
     print(f"{len(report.enrolled)} faces enrolled into {Path(args.out) / 'faces'}")
     for what, why in report.failed.items():
         print(f"  {what}: {why}", file=sys.stderr)
+    for what, why in (report.warnings or {}).items():
+        print(f"  {what} (kept): {why}", file=sys.stderr)
     if not report.enrolled:
         return 1
     if args.faces_only:

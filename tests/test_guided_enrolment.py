@@ -103,3 +103,33 @@ def test_a_camera_that_raises_is_said_on_the_enrolment_screen(tmp_path: Path) ->
     worker.stop()
     view = worker.view()[1]
     assert view.message == "Camera error (OSError): retrying." and view.prompt == "Show the red 1"
+
+
+def test_a_face_photographed_under_a_deep_blue_lamp_is_kept_whitened_and_named(tmp_path: Path) -> None:
+    """Enrolment from photos: a photo under a deep blue lamp keeps its face, brought
+    back to white paper, and the face is named for a retake under white light."""
+    from companion.cli import main
+    from companion.training.enrol import enrol
+
+    faces = {c: render_styled_face(Card.from_code(c), PUBLISHED, 300, 420) for c in ("R7", "Y3")}
+    cfg = replace(SceneConfig.varied(480, "classic"), under_cards=(0, 0), hand_p=0.0, card_height=(0.5, 0.6),
+                  tilt=10.0, hard_shadow_p=0.0, photometric=False, warm_p=0.0)
+    comp = Compositor({Card.from_code(k): v for k, v in faces.items()}, cfg)
+    for code, lamp in (("R7", (1.0, 0.55, 0.1)), ("Y3", (1.0, 1.0, 1.0))):  # BGR: deep blue, white
+        image = comp.scene(np.random.default_rng(7), top=Card.from_code(code)).image
+        (tmp_path / "photos" / code).mkdir(parents=True)
+        cv2.imwrite(str(tmp_path / "photos" / code / "1.png"), np.clip(image * np.array(lamp), 0, 255).astype(np.uint8))
+    report = enrol(tmp_path / "photos", tmp_path / "deck" / "faces")
+    assert set(report.enrolled) == {"R7", "Y3"}
+    assert set(report.warnings or {}) == {"R7"} and "white light" in report.warnings["R7"]
+    red7 = cv2.imread(str(tmp_path / "deck" / "faces" / "R7.png"))
+    corner = red7[60:120, 30:60].reshape(-1, 3)  # paper beside the symbol
+    assert np.abs(np.median(corner, axis=0) - 235).max() < 25, np.median(corner, axis=0)
+    import contextlib
+    import io
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        assert main(["enrol", "--src", str(tmp_path / "photos"), "--out", str(tmp_path / "deck2"),
+                     "--faces-only"]) == 0
+    assert "R7 (kept): taken under strongly coloured or dim light" in err.getvalue()

@@ -19,7 +19,8 @@ import numpy as np
 
 from ..rules.cards import Card, CardParseError, file_stem
 from ..synth.faces import CARD_H, CARD_W, card_mask
-from ..vision.cardfinder import CardFinder, CardNotFound, order_corners, paper_white, sharpness, warp_card
+from ..vision.cardfinder import (CardFinder, CardNotFound, coloured_light, order_corners, paper_white, sharpness,
+                                 warp_card)
 from ..vision.sources import IMAGE_SUFFIXES, VIDEO_SUFFIXES
 
 __all__ = ["EnrolReport", "enrol", "find_card", "order_corners", "sharpness", "warp_card"]
@@ -83,6 +84,7 @@ class EnrolReport:
     enrolled: dict[str, Path]
     failed: dict[str, str]  # face or file -> why
     quality: dict[str, float] | None = None  # face -> sharpness of the kept picture
+    warnings: dict[str, str] | None = None  # face -> what to retake, for a face kept all the same
 
 
 def enrol(src: Path, out: Path, w: int = CARD_W, h: int = CARD_H, finder: CardFinder | None = None) -> EnrolReport:
@@ -92,6 +94,7 @@ def enrol(src: Path, out: Path, w: int = CARD_W, h: int = CARD_H, finder: CardFi
     done: dict[str, Path] = {}
     failed: dict[str, str] = {}
     quality: dict[str, float] = {}
+    warnings: dict[str, str] = {}
     for item in sorted(src.iterdir()):
         if not (item.is_dir() or item.suffix.lower() in VIDEO_SUFFIXES):
             continue
@@ -116,4 +119,7 @@ def enrol(src: Path, out: Path, w: int = CARD_W, h: int = CARD_H, finder: CardFi
         cv2.imwrite(str(path), np.dstack([paper_white(best, inside), inside]))
         done[card.code] = path
         quality[card.code] = round(sharp, 1)
-    return EnrolReport(done, failed, quality)
+        if coloured_light(best, inside):
+            warnings[card.code] = ("taken under strongly coloured or dim light: its colours may be wrong; "
+                                   "a photo under white light is better")
+    return EnrolReport(done, failed, quality, warnings)

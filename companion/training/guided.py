@@ -20,7 +20,7 @@ import numpy as np
 
 from ..rules.cards import FACES, Card, file_stem
 from ..synth.faces import CARD_H, CARD_W, card_mask
-from ..vision.cardfinder import CardFinder, CardNotFound, paper_white, warp_card
+from ..vision.cardfinder import CardFinder, CardNotFound, coloured_light, paper_white, warp_card
 
 
 @dataclass(frozen=True)
@@ -112,11 +112,14 @@ class GuidedEnrolment:
             return self.view(found.corners)
         w, h = self.size
         inside = card_mask(w, h)
-        flat = paper_white(warp_card(image, found.corners, w, h), inside)
+        taken = warp_card(image, found.corners, w, h)
+        flat = paper_white(taken, inside)
         cv2.imwrite(str(self.out / "faces" / f"{file_stem(card)}.png"), np.dstack([flat, inside]))
         self.taken[card] = round(found.sharpness, 1)
         self.speak("Got it.")
-        self._message = f"Got {spoken_face(card)}."
+        self._message = f"Got {spoken_face(card)}." + (
+            " The light is strongly coloured: its colours may be off (redo it under white light)."
+            if coloured_light(taken, inside) else "")
         self._advance()
         return self.view(found.corners)
 

@@ -73,37 +73,59 @@ def warp_card(image: np.ndarray, corners: np.ndarray, w: int, h: int) -> np.ndar
 
 #: The paper of an enrolled card is brought to this grey (BGR, all equal).
 PAPER = 235.0
+#: A channel the light left at under 1/6 of white (:func:`lamp_gains` over 6) is too
+#: coloured to learn the card's colours from. In one held-out deck's 57 photos (style
+#: seed 3), two needed more: a red 6 (11x red) and a green Plus (23x red), under a deep
+#: blue lamp; the rest 4.1x at most.
+COLOURED_LIGHT = 6.0
 
 
-def paper_white(flat: np.ndarray, inside: np.ndarray | None = None) -> np.ndarray:
-    """The flat card as if lit by white light: every channel scaled so its paper is
-    :data:`PAPER` grey.
-
-    Why: a card is learnt from one photo, and a photo under a dim blue lamp or a
-    warm bulb taught the few-shot learner a blue-tinted red 6 (it then read every
-    red 6 on the table as a red 9). The learner adds its own light and colour
-    casts to the face it is given, so the face must carry none. The paper is the
-    brightest part of a card (ink and print are darker): the brightest fifth of
-    the pixels, glare (the top 1%) left out, in shadow-free parts, gives its colour.
-    ``inside`` (255 on the card) leaves the table out at the rounded corners.
-    """
+def lamp_gains(flat: np.ndarray, inside: np.ndarray | None = None) -> np.ndarray | None:
+    """Per channel (BGR), how much the light took away from the card's paper: the
+    factor that brings the paper back to :data:`PAPER` grey; None when the picture
+    is too small to tell. The paper is the brightest part of a card (ink and print
+    are darker): the brightest fifth of the pixels, glare (the top 1%) left out, in
+    shadow-free parts, gives its colour. ``inside`` (255 on the card) leaves the
+    table out at the rounded corners."""
     pixels = flat.reshape(-1, 3).astype(np.float32)
     if inside is not None:
         pixels = pixels[inside.reshape(-1) > 0]
     if len(pixels) < 50:
-        return flat
+        return None
     lum = pixels @ np.array([0.114, 0.587, 0.299], np.float32)  # BGR
     lo, hi = np.percentile(lum, [80, 99])
     paper = pixels[(lum >= lo) & (lum <= hi)]
     if len(paper) < 10:
-        return flat
+        return None
     colour = np.maximum(paper.mean(0), 4.0)
-    gain = np.clip(PAPER / colour, 0.5, 24.0)  # a deep blue lamp leaves a tenth of the red
+    return np.clip(PAPER / colour, 0.5, 24.0)  # a deep blue lamp leaves a tenth of the red
+
+
+def paper_white(flat: np.ndarray, inside: np.ndarray | None = None) -> np.ndarray:
+    """The flat card as if lit by white light: every channel scaled so its paper is
+    :data:`PAPER` grey (see :func:`lamp_gains`).
+
+    Why: a card is learnt from one photo, and a photo under a dim blue lamp or a
+    warm bulb taught the few-shot learner a blue-tinted red 6 (it then read every
+    red 6 on the table as a red 9). The learner adds its own light and colour
+    casts to the face it is given, so the face must carry none.
+    """
+    gain = lamp_gains(flat, inside)
+    if gain is None:
+        return flat
     out = flat.astype(np.float32)
     for ch in range(3):
         if gain[ch] > 4.0:  # a channel the lamp nearly lacked: its JPEG noise is scaled up too
             out[:, :, ch] = cv2.medianBlur(np.ascontiguousarray(flat[:, :, ch]), 5)
     return np.clip(out * gain, 0, 255).astype(np.uint8)
+
+
+def coloured_light(flat: np.ndarray, inside: np.ndarray | None = None) -> bool:
+    """True when one colour of the light was so weak that the card's own colours
+    cannot be told back from the photo (a deep blue or deep orange lamp, or a dark
+    room): enrolment keeps the face but asks for a photo under white light."""
+    gain = lamp_gains(flat, inside)
+    return gain is not None and float(gain.max()) > COLOURED_LIGHT
 
 
 def sharpness(img: np.ndarray) -> float:
