@@ -55,6 +55,8 @@ def main() -> None:
     print(f"card finder: {len(report.enrolled)}/57 faces cut out from one photo each ({t_enrol:.0f} s)")
     for code, why in list(report.failed.items())[:8]:
         print(f"  {code}: {why}")
+    for code, why in (report.warnings or {}).items():
+        print(f"  {code} (kept): {why}")
     t1 = time.monotonic()
     learn_deck(work / "deck" / "faces", work / "deck", "benchmark deck", LearnSpec(epochs=args.epochs),
                lambda what, share: print(f"  [{100 * share:3.0f}%] {what} ({time.monotonic() - t1:.0f} s)"),
