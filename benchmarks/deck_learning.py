@@ -35,6 +35,7 @@ def main() -> None:
     ap.add_argument("--style-seed", type=int, default=3)
     ap.add_argument("--piles", type=int, default=228)
     ap.add_argument("--epochs", type=int, default=8)
+    ap.add_argument("--keep", type=float, default=LearnSpec().keep, help="share of the fine-tune kept (1: all)")
     args = ap.parse_args()
     style = sample_style(np.random.default_rng(args.style_seed), held_out=True)
     faces = {c: render_styled_face(c, style, 300, 420) for c in FACES}
@@ -58,7 +59,7 @@ def main() -> None:
     for code, why in (report.warnings or {}).items():
         print(f"  {code} (kept): {why}")
     t1 = time.monotonic()
-    learn_deck(work / "deck" / "faces", work / "deck", "benchmark deck", LearnSpec(epochs=args.epochs),
+    learn_deck(work / "deck" / "faces", work / "deck", "benchmark deck", LearnSpec(epochs=args.epochs, keep=args.keep),
                lambda what, share: print(f"  [{100 * share:3.0f}%] {what} ({time.monotonic() - t1:.0f} s)"),
                report.quality)
     t_learn = time.monotonic() - t1

@@ -199,3 +199,35 @@ def test_the_setup_screen_deck_choice_is_used_and_remembered(tiny_profile: Path,
     (decks / "kitchen" / "deck.json").write_text("{}")
     again.choose_deck("kitchen")  # broken since: refused, the default reader stays, the warning says why
     assert again.detector.classifier.path == shipped and "not a TAKI deck profile" in again.deck_warning
+
+
+def test_the_learnt_classifier_lies_between_the_shipped_and_the_fine_tuned_one(tmp_path: Path) -> None:
+    """Weight-space blending (WiSE-FT): keep=0 is the shipped classifier, 1 the fine-tune,
+    0.5 halfway, weight by weight; faces named differently cannot be blended."""
+    import copy
+
+    import torch
+
+    from companion.training.fewshot import blend_weights
+    from companion.vision.detector import MODELS_DIR
+
+    base = MODELS_DIR / "taki-cls-yolov8n.pt"
+    ckpt = torch.load(base, map_location="cpu", weights_only=False)
+    tuned = copy.deepcopy(ckpt)
+    with torch.no_grad():
+        for p in tuned["model"].parameters():
+            p.add_(0.5)
+    torch.save(tuned, tmp_path / "tuned.pt")
+
+    def first(path: Path) -> torch.Tensor:
+        return next(torch.load(path, map_location="cpu", weights_only=False)["model"].float().parameters())
+
+    w0, w1 = first(base), first(tmp_path / "tuned.pt")
+    for keep in (0.0, 0.5, 1.0):
+        out = blend_weights(base, tmp_path / "tuned.pt", tmp_path / f"blend{keep}.pt", keep)
+        assert torch.allclose(first(out), w0 + keep * (w1 - w0), atol=2e-3), keep
+    other = copy.deepcopy(tuned)
+    other["model"].names = {**other["model"].names, 0: "not a face"}
+    torch.save(other, tmp_path / "other.pt")
+    with pytest.raises(ValueError, match="different faces"):
+        blend_weights(base, tmp_path / "other.pt", tmp_path / "x.pt", 0.5)

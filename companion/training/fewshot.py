@@ -5,6 +5,8 @@ faces are; a short fine-tune on this deck's own faces, composited onto varied
 tables (tilt, light, blur, shadows, hands, older cards under them), teaches it
 the deck's drawing. Faces the deck lacks are shown in a new random style in
 every picture, as the shipped classifier learnt them, so it still names all 57.
+The fine-tuned weights are then blended halfway back towards the shipped ones
+(:func:`blend_weights`), which keeps more of what the shipped classifier knew.
 The result is a deck profile folder (``companion/vision/deck.py``) that the app
 and ``eval`` read with ``--deck``.
 """
@@ -40,6 +42,7 @@ class LearnSpec:
     seed: int = 0
     minutes: float = 3.5  # the fine-tune's time limit (photos to profile stay within 5 minutes)
     export_onnx: bool = True
+    keep: float = 0.5  # how much of the fine-tune's change to the shipped weights is kept (1: all of it)
 
 
 def _crops(faces: dict[Card, np.ndarray] | tuple[Card, ...], out: Path, split: str, per_face: int,
@@ -110,8 +113,9 @@ def learn_deck(faces_dir: Path, out: Path, name: str | None = None, spec: LearnS
     best = work / "run" / "weights" / "best.pt"
     if not best.exists():
         best = work / "run" / "weights" / "last.pt"
-    shutil.copyfile(best, out / CLASSIFIERS["pytorch"])
-    accuracy = _val_accuracy(work / "run")
+    blend_weights(spec.base, best, out / CLASSIFIERS["pytorch"], spec.keep)
+    accuracy = _val_accuracy(work / "run") if spec.keep >= 1.0 else \
+        _blend_accuracy(out / CLASSIFIERS["pytorch"], work / "crops", imgsz)
     if spec.export_onnx:
         say("preparing the fast reader", 0.92)
         from .export import export_all
@@ -127,12 +131,56 @@ def learn_deck(faces_dir: Path, out: Path, name: str | None = None, spec: LearnS
         "quality": quality or {},
         "accuracy": accuracy,
         "learn_seconds": round(time.monotonic() - t0, 1),
-        "base": Path(spec.base).name, "imgsz": imgsz,
+        "base": Path(spec.base).name, "imgsz": imgsz, "keep": spec.keep,
     }
     (out / "deck.json").write_text(json.dumps(meta, indent=1))
     shutil.rmtree(work, ignore_errors=True)
     say("ready", 1.0)
     return out
+
+
+def blend_weights(base: Path, tuned: Path, out: Path, keep: float) -> Path:
+    """The classifier whose every weight lies ``keep`` of the way from the shipped
+    classifier's to the fine-tuned one's (weight-space ensembling, "WiSE-FT").
+
+    Why: one photo per face teaches the fine-tune that photo's blur, tint and
+    perspective as much as the deck's drawing, and it forgets some of what the
+    shipped classifier knew. Halfway was chosen on two held-out-family decks
+    (benchmarks/deck_learning.py --piles 570, style seeds 3 and 5: the fine-tune alone
+    96.8% and 96.8%, shipped 98.1% and 96.5%, halfway 97.7% and 97.2%) and then
+    checked on a third (seed 7: fine-tune alone 97.9%, shipped 96.3%, halfway 97.9%).
+    """
+    import copy
+
+    import torch
+
+    if keep >= 1.0:
+        shutil.copyfile(tuned, out)
+        return out
+    start = torch.load(base, map_location="cpu", weights_only=False)
+    ckpt = torch.load(tuned, map_location="cpu", weights_only=False)
+    if start["model"].names != ckpt["model"].names:
+        raise ValueError(f"{base} and {tuned} name different faces: they cannot be blended")
+    half = next(ckpt["model"].parameters()).dtype == torch.float16
+    model = copy.deepcopy(ckpt["model"]).float()
+    a, b = start["model"].float().state_dict(), model.state_dict()
+    model.load_state_dict({k: (1 - keep) * a[k] + keep * v if v.is_floating_point() else v for k, v in b.items()})
+    ckpt["model"] = model.half() if half else model
+    ckpt["ema"] = None
+    torch.save(ckpt, out)
+    return out
+
+
+def _blend_accuracy(weights: Path, crops: Path, imgsz: int) -> float | None:
+    """The blended classifier's top-1 on the held-back pictures of this deck."""
+    from ..vision.yolo_env import YOLO
+
+    try:
+        result = YOLO(weights, task="classify").val(data=str(crops), split="val", imgsz=imgsz, batch=32,
+                                                    device="cpu", workers=0, plots=False, verbose=False)
+    except (RuntimeError, OSError, ValueError):
+        return None
+    return round(float(result.top1), 4)
 
 
 def _val_accuracy(run: Path) -> float | None:
