@@ -133,3 +133,24 @@ def test_a_face_photographed_under_a_deep_blue_lamp_is_kept_whitened_and_named(t
         assert main(["enrol", "--src", str(tmp_path / "photos"), "--out", str(tmp_path / "deck2"),
                      "--faces-only"]) == 0
     assert "R7 (kept): taken under strongly coloured or dim light" in err.getvalue()
+
+
+def test_the_kiosk_says_when_a_face_was_taken_under_strongly_coloured_light(tmp_path: Path) -> None:
+    from companion.training.enrol import default_card_finder
+    from companion.training.guided import GuidedEnrolment
+
+    faces = {c: render_styled_face(Card.from_code(c), PUBLISHED, 300, 420) for c in ("R7",)}
+    cfg = replace(SceneConfig.varied(480, "classic"), under_cards=(0, 0), hand_p=0.0, card_height=(0.5, 0.6),
+                  tilt=10.0, hard_shadow_p=0.0, photometric=False, warm_p=0.0)
+    image = Compositor({Card.from_code("R7"): faces["R7"]}, cfg).scene(np.random.default_rng(1),
+                                                                      top=Card.from_code("R7")).image
+    messages = []
+    for lamp in ((1.0, 1.0, 1.0), (1.0, 0.55, 0.1)):  # white, then a deep blue lamp
+        guide = GuidedEnrolment(default_card_finder(), tmp_path / f"deck{lamp[2]}", (Card.from_code("R7"),),
+                                steady_frames=2, speak=lambda _: None)
+        lit = np.clip(image * np.array(lamp), 0, 255).astype(np.uint8)
+        for _ in range(3):
+            view = guide.feed(lit)
+        assert view.finished
+        messages.append(view.message)
+    assert "coloured" not in messages[0] and "redo it under white light" in messages[1], messages
