@@ -19,8 +19,8 @@ import numpy as np
 
 from ..rules.cards import Card, CardParseError, file_stem
 from ..synth.faces import CARD_H, CARD_W, card_mask
-from ..vision.cardfinder import (CardFinder, CardNotFound, coloured_light, order_corners, paper_white, sharpness,
-                                 warp_card)
+from ..vision.cardfinder import (CardFinder, CardNotFound, coloured_light, lamp_gains, order_corners, paper_white,
+                                 sharpness, warp_card)
 from ..vision.sources import IMAGE_SUFFIXES, VIDEO_SUFFIXES
 
 __all__ = ["EnrolReport", "enrol", "find_card", "order_corners", "sharpness", "warp_card"]
@@ -79,6 +79,17 @@ def _face_of(name: str) -> Card | None:
         return None
 
 
+def save_face(path: Path, taken: np.ndarray) -> bool:
+    """Write a face as it was cut out flat (``taken``) the way the learner reads it: in
+    white light (:func:`paper_white`), the rounded card as its alpha. True when the
+    light was too coloured to trust its colours (:func:`coloured_light`): the face is
+    kept all the same, and the caller says so."""
+    inside = card_mask(taken.shape[1], taken.shape[0])
+    gains = lamp_gains(taken, inside)
+    cv2.imwrite(str(path), np.dstack([paper_white(taken, inside, gains), inside]))
+    return coloured_light(gains)
+
+
 @dataclass(frozen=True, slots=True)
 class EnrolReport:
     enrolled: dict[str, Path]
@@ -115,11 +126,9 @@ def enrol(src: Path, out: Path, w: int = CARD_W, h: int = CARD_H, finder: CardFi
             continue
         sharp, best = max(crops, key=lambda sc: sc[0])
         path = out / f"{file_stem(card)}.png"
-        inside = card_mask(w, h)
-        cv2.imwrite(str(path), np.dstack([paper_white(best, inside), inside]))
         done[card.code] = path
         quality[card.code] = round(sharp, 1)
-        if coloured_light(best, inside):
+        if save_face(path, best):
             warnings[card.code] = ("taken under strongly coloured or dim light: its colours may be wrong; "
                                    "a photo under white light is better")
     return EnrolReport(done, failed, quality, warnings)

@@ -150,8 +150,6 @@ def blend_weights(base: Path, tuned: Path, out: Path, keep: float) -> Path:
     96.8% and 96.8%, shipped 98.1% and 96.5%, halfway 97.7% and 97.2%) and then
     checked on a third (seed 7: fine-tune alone 97.9%, shipped 96.3%, halfway 97.9%).
     """
-    import copy
-
     import torch
 
     if keep >= 1.0:
@@ -162,7 +160,7 @@ def blend_weights(base: Path, tuned: Path, out: Path, keep: float) -> Path:
     if start["model"].names != ckpt["model"].names:
         raise ValueError(f"{base} and {tuned} name different faces: they cannot be blended")
     half = next(ckpt["model"].parameters()).dtype == torch.float16
-    model = copy.deepcopy(ckpt["model"]).float()
+    model = ckpt["model"].float()  # loaded just now: changed in place
     a, b = start["model"].float().state_dict(), model.state_dict()
     model.load_state_dict({k: (1 - keep) * a[k] + keep * v if v.is_floating_point() else v for k, v in b.items()})
     ckpt["model"] = model.half() if half else model

@@ -15,12 +15,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 from ..rules.cards import FACES, Card, file_stem
-from ..synth.faces import CARD_H, CARD_W, card_mask
-from ..vision.cardfinder import CardFinder, CardNotFound, coloured_light, paper_white, warp_card
+from ..synth.faces import CARD_H, CARD_W
+from ..vision.cardfinder import CardFinder, CardNotFound, warp_card
+from .enrol import save_face
 
 
 @dataclass(frozen=True)
@@ -111,15 +111,11 @@ class GuidedEnrolment:
             self._message = "Hold it still..."
             return self.view(found.corners)
         w, h = self.size
-        inside = card_mask(w, h)
-        taken = warp_card(image, found.corners, w, h)
-        flat = paper_white(taken, inside)
-        cv2.imwrite(str(self.out / "faces" / f"{file_stem(card)}.png"), np.dstack([flat, inside]))
+        coloured = save_face(self.out / "faces" / f"{file_stem(card)}.png", warp_card(image, found.corners, w, h))
         self.taken[card] = round(found.sharpness, 1)
         self.speak("Got it.")
         self._message = f"Got {spoken_face(card)}." + (
-            " The light is strongly coloured: its colours may be off (redo it under white light)."
-            if coloured_light(taken, inside) else "")
+            " The light is strongly coloured: its colours may be off (redo it under white light)." if coloured else "")
         self._advance()
         return self.view(found.corners)
 

@@ -101,16 +101,16 @@ def lamp_gains(flat: np.ndarray, inside: np.ndarray | None = None) -> np.ndarray
     return np.clip(PAPER / colour, 0.5, 24.0)  # a deep blue lamp leaves a tenth of the red
 
 
-def paper_white(flat: np.ndarray, inside: np.ndarray | None = None) -> np.ndarray:
+def paper_white(flat: np.ndarray, inside: np.ndarray | None = None, gains: np.ndarray | None = None) -> np.ndarray:
     """The flat card as if lit by white light: every channel scaled so its paper is
-    :data:`PAPER` grey (see :func:`lamp_gains`).
+    :data:`PAPER` grey (``gains``: :func:`lamp_gains`, measured here when not given).
 
     Why: a card is learnt from one photo, and a photo under a dim blue lamp or a
     warm bulb taught the few-shot learner a blue-tinted red 6 (it then read every
     red 6 on the table as a red 9). The learner adds its own light and colour
     casts to the face it is given, so the face must carry none.
     """
-    gain = lamp_gains(flat, inside)
+    gain = lamp_gains(flat, inside) if gains is None else gains
     if gain is None:
         return flat
     out = flat.astype(np.float32)
@@ -120,12 +120,12 @@ def paper_white(flat: np.ndarray, inside: np.ndarray | None = None) -> np.ndarra
     return np.clip(out * gain, 0, 255).astype(np.uint8)
 
 
-def coloured_light(flat: np.ndarray, inside: np.ndarray | None = None) -> bool:
-    """True when one colour of the light was so weak that the card's own colours
-    cannot be told back from the photo (a deep blue or deep orange lamp, or a dark
-    room): enrolment keeps the face but asks for a photo under white light."""
-    gain = lamp_gains(flat, inside)
-    return gain is not None and float(gain.max()) > COLOURED_LIGHT
+def coloured_light(gains: np.ndarray | None) -> bool:
+    """True when one colour of the light (``gains``: :func:`lamp_gains`) was so weak
+    that the card's own colours cannot be told back from the photo (a deep blue or
+    deep orange lamp, or a dark room): enrolment keeps the face but asks for a photo
+    under white light."""
+    return gains is not None and float(gains.max()) > COLOURED_LIGHT
 
 
 def sharpness(img: np.ndarray) -> float:
