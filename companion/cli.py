@@ -141,7 +141,8 @@ def _crops(args: argparse.Namespace) -> int:
             print(f"--faces: {e}", file=sys.stderr)
             return 2
         n = make_scene_crops(Path(args.out), args.splits[0], args.scenes, args.seed,
-                             SceneConfig.varied(args.size, args.styles), args.per_image, args.workers, faces)
+                             SceneConfig.varied(args.size, args.styles), args.per_image, args.workers, faces,
+                             args.crop_size)
         print(f"{args.splits[0]}: {n} crops from {args.scenes} new {args.styles}-style scenes into {args.out}")
         return 0
     if not args.data:
@@ -150,7 +151,7 @@ def _crops(args: argparse.Namespace) -> int:
     for i, split in enumerate(args.splits):
         images = split_images(Path(args.data), split)
         n = make_crops(images, Path(args.out), split, seed=args.seed + i,
-                       per_image=args.per_image if split == "train" else 1)
+                       per_image=args.per_image if split == "train" else 1, size=args.crop_size)
         print(f"{split}: {n} crops from {len(images)} scenes into {args.out}")
     return 0
 
@@ -309,6 +310,7 @@ def _track_eval(args: argparse.Namespace) -> int:
 
 
 STYLE_MODES = ("random", "held-out", "published", "classic")
+CROP_SIZE = 96  # the crops' default side: companion.vision.crops.CROP_SIZE (a test keeps them equal)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -395,6 +397,8 @@ def build_parser() -> argparse.ArgumentParser:
     cp.add_argument("--splits", nargs="+", default=["train", "val"], choices=["train", "val"])
     cp.add_argument("--out", default="datasets/generated/crops")
     cp.add_argument("--per-image", type=int, default=2, help="jittered crops per training image")
+    cp.add_argument("--crop-size", type=int, default=CROP_SIZE,
+                    help="pixels a side of each crop (at least the classifier's input size)")
     cp.add_argument("--seed", type=int, default=11, help="jitter seed (val uses seed + 1)")
     cp.set_defaults(func=_crops)
 

@@ -23,6 +23,8 @@ DEVICE=${DEVICE:-0}
 BATCH=${BATCH:-256}
 LR0=${LR0:-0.0005}
 D=${D:-/tmp/crops}
+IMGSZ=${IMGSZ:-96}                # the classifier's input; crops are cut at this size too
+ARCH=${ARCH:-models/taki-cls-yolov8n.pt}
 start=$(date +%s)
 elapsed() { echo $(( $(date +%s) - start )); }
 
@@ -40,17 +42,17 @@ print("torch", torch.__version__, gpu, "ultralytics", ultralytics.__version__,
 EOF
 mkdir -p "$OUT"
 rm -rf "$D"
-$PY -m companion.cli crops --scenes "$VAL" --workers "$WORKERS" --splits val --out "$D" --seed 93 --per-image 1
+$PY -m companion.cli crops --scenes "$VAL" --workers "$WORKERS" --splits val --out "$D" --seed 93 --per-image 1 --crop-size "$IMGSZ"
 # Every face, then the look-alikes a reader confuses, chunk by chunk, two to one.
 first=${SEED0:-100}
 seed=$first
 while [ $seed -eq $first ] || [ "$(elapsed)" -lt "$GEN_BUDGET" ]; do
   if [ $(( seed % 3 )) -eq 2 ]; then
     $PY -m companion.cli crops --scenes "$CHUNK" --workers "$WORKERS" --splits train --out "$D" --seed $seed \
-      --per-image 2 --faces R6 R9 G6 G9 B6 B9 Y6 Y9 R1 R7 G1 G7 B1 B7 Y1 Y7 R5 R8 Y5 Y8 G5 G8 B5 B8 \
+      --per-image 2 --crop-size "$IMGSZ" --faces R6 R9 G6 G9 B6 B9 Y6 Y9 R1 R7 G1 G7 B1 B7 Y1 Y7 R5 R8 Y5 Y8 G5 G8 B5 B8 \
       RSTOP YSTOP GSTOP BSTOP BREAKER +3 SUPER COLOR
   else
-    $PY -m companion.cli crops --scenes "$CHUNK" --workers "$WORKERS" --splits train --out "$D" --seed $seed --per-image 2
+    $PY -m companion.cli crops --scenes "$CHUNK" --workers "$WORKERS" --splits train --out "$D" --seed $seed --per-image 2 --crop-size "$IMGSZ"
   fi
   seed=$(( seed + 1 ))
 done
@@ -58,7 +60,7 @@ echo "crops: $(find "$D/train" -name '*.jpg' | wc -l) train, $(find "$D/val" -na
 [ "$(ls "$D/train" | wc -l)" -eq 57 ] || { echo "expected 57 face folders under $D/train"; exit 1; }
 HOURS=$($PY -c "print(round(max(60, $BUDGET - $(elapsed) - 60) / 3600, 4))")
 echo "training for $HOURS h"
-$PY -m companion.cli train-classifier --data "$D" --run "$OUT/cls" --arch models/taki-cls-yolov8n.pt --imgsz 96 \
+$PY -m companion.cli train-classifier --data "$D" --run "$OUT/cls" --arch "$ARCH" --imgsz "$IMGSZ" \
   --batch "$BATCH" --device "$DEVICE" --workers "$WORKERS" --hours "$HOURS" --epochs 60 --lr0 "$LR0" 2>&1 \
   | tr '\r' '\n' > "$OUT/train.log" && trained=0 || trained=$?  # the log's end is shown either way
 grep -v -E 'it/s]|s/it]' "$OUT/train.log" | tail -40 || true

@@ -58,6 +58,21 @@ def test_crops_go_to_the_labelled_face_folder(tmp_path: Path) -> None:
     assert len(list((tmp_path / "crops/train").iterdir())) == 57  # every face has its folder
 
 
+def test_crops_for_a_bigger_classifier_are_cut_at_its_size(tmp_path: Path) -> None:
+    """``crops --crop-size 128`` (for a classifier that reads 128 px) cuts the cards
+    from the scenes at 128 px, not 96 px blown up; the default stays the reader's."""
+    from companion import cli
+    from companion.vision.crops import CROP_SIZE
+
+    assert cli.CROP_SIZE == CROP_SIZE
+    out = tmp_path / "crops"
+    assert cli.main(["crops", "--scenes", "3", "--size", "256", "--workers", "1", "--splits", "train",
+                     "--out", str(out), "--per-image", "1", "--crop-size", "128"]) == 0
+    written = sorted(out.glob("train/*/*.jpg"))
+    assert len(written) == 3
+    assert all(cv2.imread(str(p)).shape == (128, 128, 3) for p in written)
+
+
 class _TwoGuesses:
     """A detector that sees one card twice, as a 1 and as a 7."""
 
@@ -69,6 +84,7 @@ class _TwoGuesses:
 
 class _SaysSeven:
     path = Path("fake")
+    imgsz = 96
 
     def classify(self, crops: list[np.ndarray]) -> list[tuple[Card, float]]:
         return [(Card.from_code("R7"), 0.98) for _ in crops]
@@ -83,6 +99,28 @@ def test_two_stage_merges_look_alike_boxes_and_takes_the_classifiers_face() -> N
     assert merged.confidence == pytest.approx(0.55 * 0.98)  # sure of a card (the merged finder) x of its face
 
 
+class _SeesCrops:
+    """A classifier that reads at 128 px and keeps the crops it was given."""
+
+    path = Path("fake")
+    imgsz = 128
+
+    def __init__(self) -> None:
+        self.seen: list[np.ndarray] = []
+
+    def classify(self, crops: list[np.ndarray]) -> list[tuple[Card, float]]:
+        self.seen += crops
+        return [(Card.from_code("R6"), 0.9) for _ in crops]
+
+
+def test_a_classifier_that_reads_more_pixels_is_given_a_crop_that_big() -> None:
+    """A 128-px classifier given the 96-px cut would read a blown-up picture: the
+    corner indices that tell a 6 from a 9 need the card's own pixels."""
+    seer = _SeesCrops()
+    TwoStageDetector(_TwoGuesses(), seer).detect(np.zeros((200, 200, 3), np.uint8))  # type: ignore[arg-type]
+    assert seer.seen and all(c.shape == (128, 128, 3) for c in seer.seen)
+
+
 class _UnsureBlot:
     """A finder half sure that a dark patch of a photo table is a card."""
 
@@ -92,6 +130,7 @@ class _UnsureBlot:
 
 class _SureOfAnything:
     path = Path("fake")
+    imgsz = 96
 
     def classify(self, crops: list[np.ndarray]) -> list[tuple[Card, float]]:
         return [(Card.from_code("SUPER"), 0.994) for _ in crops]

@@ -77,33 +77,34 @@ def _scene_init(config: object) -> None:
     _scene_worker = Compositor(config=config)  # type: ignore[arg-type]
 
 
-def _scene_crops(args: tuple[Path, str, int, int, int, int]) -> int:
-    out, split, seed, i, face_index, per_scene = args
+def _scene_crops(args: tuple[Path, str, int, int, int, int, int]) -> int:
+    out, split, seed, i, face_index, per_scene, size = args
     assert _scene_worker is not None
     rng = np.random.default_rng([seed, 7, i])
     card = FACES[face_index % len(FACES)]
     scene = _scene_worker.scene(rng, top=card)
     for k in range(per_scene):
-        crop = jittered_crop(scene.image, scene.box, rng)
+        crop = jittered_crop(scene.image, scene.box, rng, size)
         cv2.imwrite(str(out / split / file_stem(card) / f"s{seed}_{i:06d}_{k}.jpg"), crop,
                     [cv2.IMWRITE_JPEG_QUALITY, 95])
     return per_scene
 
 
 def make_scene_crops(out: Path, split: str, scenes: int, seed: int, config: object,
-                     per_scene: int = 1, workers: int = 2, faces: list[int] | None = None) -> int:
+                     per_scene: int = 1, workers: int = 2, faces: list[int] | None = None,
+                     size: int = CROP_SIZE) -> int:
     """Classifier crops straight from scenes made in memory (no scene files):
     ``scenes`` piles in the given SceneConfig, every face (or every face of
     ``faces``, indices into FACES: more examples of the look-alikes a reader
     confuses) equally often, each top card cut ``per_scene`` times with
-    detector-like jitter. Returns crops written."""
+    detector-like jitter, ``size`` pixels a side. Returns crops written."""
     from concurrent.futures import ProcessPoolExecutor
 
     face_folders(out, split)
     rng = np.random.default_rng([seed, 999_983])
     pool_ = np.arange(len(FACES)) if not faces else np.array(sorted(set(faces)))
     order = np.concatenate([rng.permutation(pool_) for _ in range(scenes // len(pool_) + 1)])
-    jobs = [(out, split, seed, i, int(order[i]), per_scene) for i in range(scenes)]
+    jobs = [(out, split, seed, i, int(order[i]), per_scene, size) for i in range(scenes)]
     if workers <= 1:
         _scene_init(config)
         return sum(map(_scene_crops, jobs))

@@ -25,6 +25,7 @@ import cv2
 import numpy as np
 
 from ..rules.cards import FACES, Card, file_stem
+from ..vision.crops import CROP_SIZE
 from ..vision.deck import CLASSIFIERS, FORMAT, VERSION
 from ..vision.detector import MODELS_DIR
 
@@ -46,10 +47,10 @@ class LearnSpec:
 
 
 def _crops(faces: dict[Card, np.ndarray] | tuple[Card, ...], out: Path, split: str, per_face: int,
-           seed: int) -> int:
+           seed: int, size: int) -> int:
     """``per_face`` jittered crops of each face as the top card of a pile on a varied
     table: the given pictures of the faces, or (cards alone) a new random style drawn
-    for every pile, as the shipped classifier learnt them."""
+    for every pile, as the shipped classifier learnt them; ``size`` pixels a side."""
     from ..synth.crops import face_folders, jittered_crop
     from ..synth.scene import Compositor, SceneConfig
 
@@ -63,7 +64,7 @@ def _crops(faces: dict[Card, np.ndarray] | tuple[Card, ...], out: Path, split: s
         for k in range(per_face):
             rng = np.random.default_rng([seed, card.index, k])
             scene = comp.scene(rng, top=card)
-            crop = jittered_crop(scene.image, scene.box, rng)
+            crop = jittered_crop(scene.image, scene.box, rng, size)
             cv2.imwrite(str(out / split / file_stem(card) / f"{k}.jpg"), crop, [cv2.IMWRITE_JPEG_QUALITY, 95])
             n += 1
     return n
@@ -90,15 +91,16 @@ def learn_deck(faces_dir: Path, out: Path, name: str | None = None, spec: LearnS
     lacking = tuple(c for c in FACES if c not in enrolled)
     work = out / ".learn"
     shutil.rmtree(work, ignore_errors=True)
-    say("making pictures of the deck on tables", 0.0)
-    _crops(enrolled, work / "crops", "train", spec.scenes_per_face, spec.seed)
-    _crops(lacking, work / "crops", "train", spec.scenes_per_face, spec.seed + 3)
-    _crops(enrolled, work / "crops", "val", spec.val_per_face, spec.seed + 1)
-    # ultralytics wants every class in val: one picture of each face the deck lacks.
-    _crops(lacking, work / "crops", "val", 1, spec.seed + 2)
-    say("learning the deck's faces", 0.35)
     model = YOLO(spec.base, task="classify")
     imgsz = spec.imgsz or int(model.model.args.get("imgsz", 64))
+    size = max(CROP_SIZE, imgsz)
+    say("making pictures of the deck on tables", 0.0)
+    _crops(enrolled, work / "crops", "train", spec.scenes_per_face, spec.seed, size)
+    _crops(lacking, work / "crops", "train", spec.scenes_per_face, spec.seed + 3, size)
+    _crops(enrolled, work / "crops", "val", spec.val_per_face, spec.seed + 1, size)
+    # ultralytics wants every class in val: one picture of each face the deck lacks.
+    _crops(lacking, work / "crops", "val", 1, spec.seed + 2, size)
+    say("learning the deck's faces", 0.35)
 
     def on_epoch(trainer) -> None:  # type: ignore[no-untyped-def]
         done = min(trainer.epoch + 1, trainer.epochs)  # a time-limited run re-plans its rounds

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from ..rules.cards import FACES, Card, file_stem
-from .crops import card_crop
+from .crops import CROP_SIZE, card_crop
 from .second_look import TURN_BELOW, read_faces
 from .detector import MODELS_DIR, Detection, Detector, ModelError, backend_of, find_model
 from .tracker import iou
@@ -86,7 +86,8 @@ class TwoStageDetector:
             else:
                 merged.append((d, d.confidence))
         merged = merged[:self.top_k]
-        faces = self.classifier.classify([card_crop(image, d.box) for d, _ in merged])
+        size = max(CROP_SIZE, self.classifier.imgsz)  # a crop no smaller than what the classifier reads
+        faces = self.classifier.classify([card_crop(image, d.box, size=size) for d, _ in merged])
         out = [Detection(card, card_confidence(conf, p), d.box)
                for (d, conf), (card, p) in zip(merged, faces)]
         return sorted(out, key=lambda d: -d.confidence)
