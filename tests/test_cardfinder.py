@@ -190,6 +190,27 @@ def test_a_dim_sharp_card_is_taken_and_a_shaken_one_refused() -> None:
     assert crispness(flat) > 2 * crispness(cv2.GaussianBlur(flat, (0, 0), 3))
 
 
+def test_a_sharp_card_seen_small_is_not_called_blurred() -> None:
+    """The blur test measures the card at its own size in the photo: the same steady
+    photo taken from twice as far (half the pixels) is cut out, not refused as shaken
+    (scaled up to 280 px it looked blurred: 2 of 200 tuning photos were refused so),
+    and the small photo moved by a 9 px motion blur is still refused."""
+    from companion.vision.cardfinder import card_crispness
+
+    comp = _single_card_scenes("published")
+    scene = comp.scene(np.random.default_rng([555, 3]))
+    small = cv2.resize(scene.image, None, fx=0.4, fy=0.4, interpolation=cv2.INTER_AREA)
+    box = tuple(v * 0.4 for v in scene.box)
+    truth = scene.top.corners * 0.4
+    assert card_crispness(small, truth) > 0.8 * card_crispness(scene.image, scene.top.corners)
+    found = CardFinder(_Boxes(box)).find(small)
+    assert _corner_error(found.corners, truth) < 0.04
+    kernel = np.zeros((9, 9), np.float32)
+    kernel[4, :] = 1 / 9
+    with pytest.raises(CardNotFound, match="too blurred"):
+        CardFinder(_Boxes(box)).find(cv2.filter2D(small, -1, kernel))
+
+
 def test_the_learnt_masker_cuts_out_cards_the_edges_alone_miss() -> None:
     """Issue 11: held-out-style cards (a glyph family the masker never saw) on varied
     tables, the finder's box off by a few per cent. Measured 36/40 cut out within 4%
