@@ -23,7 +23,7 @@ DEVICE=${DEVICE:-0}
 BATCH=${BATCH:-256}
 LR0=${LR0:-0.0005}
 D=${D:-/tmp/crops}
-IMGSZ=${IMGSZ:-96}                # the classifier's input; crops are cut at this size too
+IMGSZ=${IMGSZ:-128}               # the classifier's input (the shipped one reads 128 px); crops are cut at this size too
 ARCH=${ARCH:-models/taki-cls-yolov8n.pt}
 start=$(date +%s)
 elapsed() { echo $(( $(date +%s) - start )); }
