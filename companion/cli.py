@@ -133,6 +133,9 @@ def _crops(args: argparse.Namespace) -> int:
     from .synth.crops import make_crops, make_scene_crops
     from .synth.scene import SceneConfig
     from .training.evaluate import split_images
+    from .vision.crops import CROP_SIZE
+
+    size = args.crop_size or CROP_SIZE
 
     if args.scenes:
         try:
@@ -142,7 +145,7 @@ def _crops(args: argparse.Namespace) -> int:
             return 2
         n = make_scene_crops(Path(args.out), args.splits[0], args.scenes, args.seed,
                              SceneConfig.varied(args.size, args.styles), args.per_image, args.workers, faces,
-                             args.crop_size)
+                             size)
         print(f"{args.splits[0]}: {n} crops from {args.scenes} new {args.styles}-style scenes into {args.out}")
         return 0
     if not args.data:
@@ -151,7 +154,7 @@ def _crops(args: argparse.Namespace) -> int:
     for i, split in enumerate(args.splits):
         images = split_images(Path(args.data), split)
         n = make_crops(images, Path(args.out), split, seed=args.seed + i,
-                       per_image=args.per_image if split == "train" else 1, size=args.crop_size)
+                       per_image=args.per_image if split == "train" else 1, size=size)
         print(f"{split}: {n} crops from {len(images)} scenes into {args.out}")
     return 0
 
@@ -310,7 +313,6 @@ def _track_eval(args: argparse.Namespace) -> int:
 
 
 STYLE_MODES = ("random", "held-out", "published", "classic")
-CROP_SIZE = 96  # the crops' default side: companion.vision.crops.CROP_SIZE (a test keeps them equal)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -397,8 +399,9 @@ def build_parser() -> argparse.ArgumentParser:
     cp.add_argument("--splits", nargs="+", default=["train", "val"], choices=["train", "val"])
     cp.add_argument("--out", default="datasets/generated/crops")
     cp.add_argument("--per-image", type=int, default=2, help="jittered crops per training image")
-    cp.add_argument("--crop-size", type=int, default=CROP_SIZE,
-                    help="pixels a side of each crop (at least the classifier's input size)")
+    cp.add_argument("--crop-size", type=int, default=None,
+                    help="pixels a side of each crop, at least the classifier's input size (default: the reader's "
+                         "smallest cut, companion.vision.crops.CROP_SIZE)")
     cp.add_argument("--seed", type=int, default=11, help="jitter seed (val uses seed + 1)")
     cp.set_defaults(func=_crops)
 

@@ -64,13 +64,13 @@ def test_crops_for_a_bigger_classifier_are_cut_at_its_size(tmp_path: Path) -> No
     from companion import cli
     from companion.vision.crops import CROP_SIZE
 
-    assert cli.CROP_SIZE == CROP_SIZE
-    out = tmp_path / "crops"
-    assert cli.main(["crops", "--scenes", "3", "--size", "256", "--workers", "1", "--splits", "train",
-                     "--out", str(out), "--per-image", "1", "--crop-size", "128"]) == 0
-    written = sorted(out.glob("train/*/*.jpg"))
-    assert len(written) == 3
-    assert all(cv2.imread(str(p)).shape == (128, 128, 3) for p in written)
+    for given, side in ((["--crop-size", "128"], 128), ([], CROP_SIZE)):
+        out = tmp_path / f"crops{side}"
+        assert cli.main(["crops", "--scenes", "3", "--size", "256", "--workers", "1", "--splits", "train",
+                         "--out", str(out), "--per-image", "1", *given]) == 0
+        written = sorted(out.glob("train/*/*.jpg"))
+        assert len(written) == 3
+        assert all(cv2.imread(str(p)).shape == (side, side, 3) for p in written)
 
 
 class _TwoGuesses:

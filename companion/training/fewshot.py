@@ -25,7 +25,7 @@ import cv2
 import numpy as np
 
 from ..rules.cards import FACES, Card, file_stem
-from ..vision.crops import CROP_SIZE
+from ..vision.crops import crop_side
 from ..vision.deck import CLASSIFIERS, FORMAT, VERSION
 from ..vision.detector import MODELS_DIR
 
@@ -93,7 +93,7 @@ def learn_deck(faces_dir: Path, out: Path, name: str | None = None, spec: LearnS
     shutil.rmtree(work, ignore_errors=True)
     model = YOLO(spec.base, task="classify")
     imgsz = spec.imgsz or int(model.model.args.get("imgsz", 64))
-    size = max(CROP_SIZE, imgsz)
+    size = crop_side(imgsz)
     say("making pictures of the deck on tables", 0.0)
     _crops(enrolled, work / "crops", "train", spec.scenes_per_face, spec.seed, size)
     _crops(lacking, work / "crops", "train", spec.scenes_per_face, spec.seed + 3, size)

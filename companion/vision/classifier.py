@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from ..rules.cards import FACES, Card, file_stem
-from .crops import CROP_SIZE, card_crop
+from .crops import card_crop, crop_side
 from .second_look import TURN_BELOW, read_faces
 from .detector import MODELS_DIR, Detection, Detector, ModelError, backend_of, find_model
 from .tracker import iou
@@ -86,7 +86,7 @@ class TwoStageDetector:
             else:
                 merged.append((d, d.confidence))
         merged = merged[:self.top_k]
-        size = max(CROP_SIZE, self.classifier.imgsz)  # a crop no smaller than what the classifier reads
+        size = crop_side(self.classifier.imgsz)
         faces = self.classifier.classify([card_crop(image, d.box, size=size) for d, _ in merged])
         out = [Detection(card, card_confidence(conf, p), d.box)
                for (d, conf), (card, p) in zip(merged, faces)]

@@ -18,6 +18,13 @@ CROP_SIZE = 96  # pixels a side stored on disk; the classifier's input may be sm
 MARGIN = 0.06  # fraction of the box added on each side at run time
 
 
+def crop_side(imgsz: int) -> int:
+    """The side to cut a card at for a classifier that reads ``imgsz`` pixels: never
+    less than it (a smaller cut blown up would lose the card's own pixels: the corner
+    indices that tell a 6 from a 9), nor less than :data:`CROP_SIZE`."""
+    return max(CROP_SIZE, imgsz)
+
+
 def card_crop(image: np.ndarray, box: tuple[float, float, float, float], margin: float = MARGIN,
               size: int = CROP_SIZE, shift: tuple[float, float] = (0.0, 0.0)) -> np.ndarray:
     """The box, widened by ``margin`` per side (and moved by ``shift`` box-widths),
