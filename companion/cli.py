@@ -289,6 +289,9 @@ def _seat_turns(seed: int, plays: int, seats: int) -> list[int]:
 
 
 def _track_eval(args: argparse.Namespace) -> int:
+    import json
+    from pathlib import Path
+
     from .synth.scene import Compositor, SceneConfig
     from .training.track_eval import OracleDetector, evaluate
     from .synth.video import synth_video
@@ -308,7 +311,10 @@ def _track_eval(args: argparse.Namespace) -> int:
 
         def make(v):  # type: ignore[no-untyped-def]
             return det
-    print(evaluate(videos, make, zoom=args.model != "oracle" and not args.no_zoom, seats=args.seats).report())
+    score = evaluate(videos, make, zoom=args.model != "oracle" and not args.no_zoom, seats=args.seats)
+    print(score.report())
+    if args.seat_json:
+        Path(args.seat_json).write_text(json.dumps(score.seats_json(), indent=1))
     return 0
 
 
@@ -450,6 +456,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="face classifier behind the detector: auto (the shipped one), none, or a path")
     te.add_argument("--seats", type=int, default=0,
                     help="players round the table (2-10): arms reach in from their seats; scores who played")
+    te.add_argument("--seat-json", default=None,
+                    help="with --seats: write every play's true and named seat, confidence and arm angle here")
     te.set_defaults(func=_track_eval)
 
     rp = sub.add_parser("replay", help="print a journalled game, or export it as JSON")

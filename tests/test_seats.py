@@ -207,3 +207,33 @@ def test_seats_placed_in_the_session_are_used_and_journalled(tmp_path) -> None: 
     assert s.place_seats([90.0, 200.0, 330.0]).startswith("Seats placed")
     assert s.seat_of(reach) == 1
     assert journal.seats(s.referee.game_id) == (90.0, 200.0, 330.0)
+
+
+def test_track_eval_names_each_play_whose_seat_was_named_wrong(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A seat map with two players swapped: every play of theirs is listed as named wrong,
+    with its video, play and the two seats, and --seat-json writes every seated play."""
+    import json
+
+    from companion.cli import main
+    from companion.synth.scene import Compositor, SceneConfig
+    from companion.synth.video import synth_video
+    from companion.training.track_eval import OracleDetector, Score, score_video
+
+    comp = Compositor(config=SceneConfig(size=320, photometric=False))
+    video = synth_video(1000, plays=6, size=320, compositor=comp, seats=4, turns=[0, 1, 2, 3, 0, 1])
+    swapped = SeatMap((180.0, 90.0, 270.0, 0.0))  # seat 0 sits where seat 1 does, and the other way round
+    score = Score([score_video(video, OracleDetector(video, seed=1000), seats=swapped)])
+    wrong = score.wrong_seats()
+    assert len(wrong) == score.videos[0].seat_wrong >= 2
+    assert {(p.truth, p.seat) for p in wrong} <= {(0, 1), (1, 0)}
+    assert all(p.video == 1000 for p in wrong)
+    report = score.report()
+    assert f"named wrong: video 1000 play {wrong[0].play}" in report
+    assert f"seat {wrong[0].truth} played, seat {wrong[0].seat} named" in report
+
+    out = tmp_path / "seats.json"
+    assert main(["track-eval", "--videos", "1", "--plays", "4", "--seats", "4", "--model", "oracle",
+                 "--seed", "1000", "--seat-json", str(out)]) == 0
+    plays = json.loads(out.read_text())
+    assert plays and {"video", "play", "truth", "seat", "confidence", "angle"} <= set(plays[0])
+    assert all(p["video"] == 1000 and 0 <= p["truth"] < 4 for p in plays)

@@ -61,6 +61,25 @@ class OracleDetector:
         return [Detection(card, float(self.rng.uniform(0.7, 0.97)), box)]  # type: ignore[arg-type]
 
 
+@dataclass(frozen=True, slots=True)
+class SeatedPlay:
+    """One matched play of a video made with seats: whose it was and what the camera said.
+
+    Why: the seat numbers are a handful of plays out of hundreds; reading which plays
+    (video seed, play, frame) went wrong is how the arm watcher gets better."""
+
+    video: int  # the video's seed
+    play: int  # its index in the video
+    frame: int  # the frame the card landed on
+    truth: int
+    seat: int | None  # the seat named from the arm, None: no arm seen
+    confidence: float
+    angle: float | None  # the arm's direction from the pile (degrees), None: no arm seen
+
+    def named(self, sure: float = SEAT_SURE) -> bool:
+        return self.seat is not None and self.confidence >= sure
+
+
 @dataclass
 class VideoScore:
     plays: int = 0
@@ -73,6 +92,7 @@ class VideoScore:
     seated: int = 0  # matched plays whose seat is known (videos made with seats)
     seat_right: int = 0  # ... named confidently and right
     seat_wrong: int = 0  # ... named confidently and wrong (the referee would accuse the wrong player)
+    seat_plays: list[SeatedPlay] = field(default_factory=list)
 
 
 @dataclass
@@ -122,7 +142,17 @@ class Score:
                 f"median latency {self.median_latency:.3f} s"
                 + (f"\nseat named right {self.seat_accuracy:.4f}, named wrong {self.seat_wrong_rate:.4f} "
                    f"({self._sum('seated')} plays with seats; the rest fall back to the turn order)"
-                   if self._sum("seated") else ""))
+                   if self._sum("seated") else "")
+                + "".join(f"\n  named wrong: video {p.video} play {p.play} (frame {p.frame}): seat {p.truth} "
+                          f"played, seat {p.seat} named at {p.confidence:.2f}" for p in self.wrong_seats()))
+
+    def wrong_seats(self, sure: float = SEAT_SURE) -> list[SeatedPlay]:
+        """The plays whose seat was named confidently and wrong."""
+        return [p for v in self.videos for p in v.seat_plays if p.named(sure) and p.seat != p.truth]
+
+    def seats_json(self) -> list[dict[str, object]]:
+        """Every seated play, for reading them one by one (track-eval --seat-json)."""
+        return [{f: getattr(p, f) for f in SeatedPlay.__slots__} for v in self.videos for p in v.seat_plays]
 
 
 def score_video(video: SynthVideo, detector: Detector, config: TrackerConfig | None = None,
@@ -154,7 +184,10 @@ def score_video(video: SynthVideo, detector: Detector, config: TrackerConfig | N
             s.latencies.append((events[j][0] - play.land_frame) / video.fps)
             if seats is not None and play.seat is not None:
                 s.seated += 1
-                seat, confidence = seats.seat_for(events[j][1].reach)
+                reach = events[j][1].reach
+                seat, confidence = seats.seat_for(reach)
+                s.seat_plays.append(SeatedPlay(video.seed, k, play.land_frame, play.seat, seat, round(confidence, 3),
+                                               None if reach is None else round(reach.angle, 1)))
                 if seat is not None and confidence >= sure:
                     s.seat_right += seat == play.seat
                     s.seat_wrong += seat != play.seat
