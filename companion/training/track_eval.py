@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import statistics
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -76,7 +76,7 @@ class SeatedPlay:
     confidence: float
     angle: float | None  # the arm's direction from the pile (degrees), None: no arm seen
 
-    def named(self, sure: float = SEAT_SURE) -> bool:
+    def named(self, sure: float) -> bool:
         return self.seat is not None and self.confidence >= sure
 
 
@@ -89,10 +89,25 @@ class VideoScore:
     same_found: int = 0
     during_hand: int = 0
     latencies: list[float] = field(default_factory=list)
-    seated: int = 0  # matched plays whose seat is known (videos made with seats)
-    seat_right: int = 0  # ... named confidently and right
-    seat_wrong: int = 0  # ... named confidently and wrong (the referee would accuse the wrong player)
-    seat_plays: list[SeatedPlay] = field(default_factory=list)
+    seat_plays: list[SeatedPlay] = field(default_factory=list)  # matched plays whose seat is known
+    sure: float = SEAT_SURE  # a seat is named at this confidence (else the turn order decides)
+
+    @property
+    def seated(self) -> int:
+        return len(self.seat_plays)
+
+    @property
+    def seat_right(self) -> int:
+        """Plays whose seat was named confidently and right."""
+        return sum(p.named(self.sure) and p.seat == p.truth for p in self.seat_plays)
+
+    @property
+    def seat_wrong(self) -> int:
+        """... named confidently and wrong (the referee would accuse the wrong player)."""
+        return len(self.wrong_seats())
+
+    def wrong_seats(self) -> list[SeatedPlay]:
+        return [p for p in self.seat_plays if p.named(self.sure) and p.seat != p.truth]
 
 
 @dataclass
@@ -146,13 +161,15 @@ class Score:
                 + "".join(f"\n  named wrong: video {p.video} play {p.play} (frame {p.frame}): seat {p.truth} "
                           f"played, seat {p.seat} named at {p.confidence:.2f}" for p in self.wrong_seats()))
 
-    def wrong_seats(self, sure: float = SEAT_SURE) -> list[SeatedPlay]:
+    def wrong_seats(self) -> list[SeatedPlay]:
         """The plays whose seat was named confidently and wrong."""
-        return [p for v in self.videos for p in v.seat_plays if p.named(sure) and p.seat != p.truth]
+        return [p for v in self.videos for p in v.wrong_seats()]
 
     def seats_json(self) -> list[dict[str, object]]:
         """Every seated play, for reading them one by one (track-eval --seat-json)."""
-        return [{f: getattr(p, f) for f in SeatedPlay.__slots__} for v in self.videos for p in v.seat_plays]
+        return [{**asdict(p), "confidence": round(p.confidence, 3),
+                 "angle": None if p.angle is None else round(p.angle, 1)}
+                for v in self.videos for p in v.seat_plays]
 
 
 def score_video(video: SynthVideo, detector: Detector, config: TrackerConfig | None = None,
@@ -169,7 +186,7 @@ def score_video(video: SynthVideo, detector: Detector, config: TrackerConfig | N
         for ev in tracker.update(img, t, detector.detect(img)):
             if ev.kind is TrackKind.PLAYED:
                 events.append((i, ev))
-    s = VideoScore(plays=len(video.plays), events=len(events))
+    s = VideoScore(plays=len(video.plays), events=len(events), sure=sure)
     s.same_plays = sum(p.same_as_previous for p in video.plays)
     s.during_hand = sum(video.truth[i].hand_over_top for i, _ in events)
     j = 0
@@ -183,14 +200,10 @@ def score_video(video: SynthVideo, detector: Detector, config: TrackerConfig | N
             s.same_found += play.same_as_previous
             s.latencies.append((events[j][0] - play.land_frame) / video.fps)
             if seats is not None and play.seat is not None:
-                s.seated += 1
                 reach = events[j][1].reach
                 seat, confidence = seats.seat_for(reach)
-                s.seat_plays.append(SeatedPlay(video.seed, k, play.land_frame, play.seat, seat, round(confidence, 3),
-                                               None if reach is None else round(reach.angle, 1)))
-                if seat is not None and confidence >= sure:
-                    s.seat_right += seat == play.seat
-                    s.seat_wrong += seat != play.seat
+                s.seat_plays.append(SeatedPlay(video.seed, k, play.land_frame, play.seat, seat, confidence,
+                                               None if reach is None else reach.angle))
             j += 1
     return s
 
