@@ -29,6 +29,18 @@ def _selfplay(args: argparse.Namespace) -> int:
     return 0
 
 
+def _aspect(text: str) -> float:
+    """A picture's shape: "16:9" or a number (width / height)."""
+    try:
+        w, _, h = text.partition(":")
+        value = float(w) / float(h) if h else float(w)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a shape like 16:9 or 1.5") from None
+    if not 0.2 <= value <= 5:
+        raise argparse.ArgumentTypeError(f"{text!r}: a picture's shape must lie between 1:5 and 5:1")
+    return value
+
+
 def _dataset(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -39,7 +51,9 @@ def _dataset(args: argparse.Namespace) -> int:
         print("nothing to make: give --train, --val and/or --test counts", file=sys.stderr)
         return 2
     spec = DatasetSpec(Path(args.out), counts, args.seed, args.size,
-                       Path(args.faces) if args.faces else None, styles=args.styles, outline=args.outline)
+                       Path(args.faces) if args.faces else None, styles=args.styles, outline=args.outline,
+                       card_height=tuple(args.card_height) if args.card_height else None,
+                       aspects=tuple(args.aspects))
     print(make_dataset(spec, workers=args.workers))
     return 0
 
@@ -351,6 +365,10 @@ def build_parser() -> argparse.ArgumentParser:
                          "or classic (the first renderer, one look, plain tables)")
     dp.add_argument("--outline", action="store_true",
                     help="label the top card's outline (four corners, segmentation) for the card outliner")
+    dp.add_argument("--card-height", type=float, nargs=2, metavar=("LO", "HI"),
+                    help="the top card's height as a share of the scene's side (default 0.35 0.72)")
+    dp.add_argument("--aspects", type=_aspect, nargs="+", default=[1.0], metavar="W:H",
+                    help="picture shapes, one drawn per picture (e.g. 1 4:3 16:9 3:4 9:16); default square")
     dp.set_defaults(func=_dataset)
 
     fp = sub.add_parser("faces", help="render the 57 faces as PNGs and a printable PDF deck")

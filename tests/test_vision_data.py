@@ -92,6 +92,27 @@ def test_dataset_is_deterministic_and_yolo_shaped(tmp_path: Path) -> None:
     del b
 
 
+def test_dataset_frames_small_cards_in_wide_and_tall_pictures(tmp_path: Path) -> None:
+    """A phone or kiosk camera sees the pile small, in a 4:3 or 16:9 picture; a finder
+    trained only on big cards in squares boxed the whole pile. The framing options make
+    such pictures, each label still holding the whole top card."""
+    from companion.cli import main
+
+    out = tmp_path / "framed"
+    assert main(["dataset", "--out", str(out), "--test", "12", "--seed", "3", "--size", "320", "--workers", "1",
+                 "--styles", "held-out", "--card-height", "0.15", "0.3", "--aspects", "16:9", "9:16"]) == 0
+    shapes = set()
+    for img_path in sorted((out / "images/test").glob("*.jpg")):
+        h, w = cv2.imread(str(img_path)).shape[:2]
+        shapes.add((w, h))
+        _, cx, cy, bw, bh = map(float, (out / "labels/test" / f"{img_path.stem}.txt").read_text().split())
+        assert 0 <= cx - bw / 2 and cx + bw / 2 <= 1 and 0 <= cy - bh / 2 and cy + bh / 2 <= 1  # whole card
+        assert max(bw * w, bh * h) <= 0.3 * 320 * 1.3  # small: its box at most a tilted card of 0.3 of the side
+    assert shapes == {(320, 180), (180, 320)}
+    with pytest.raises(SystemExit):  # argparse's refusal, with the reason on stderr
+        main(["dataset", "--out", str(out), "--test", "1", "--aspects", "0:9"])
+
+
 def _photo_of(face: np.ndarray, quad: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     h, w = face.shape[:2]
     bg = np.full((480, 640, 3), rng.integers(20, 90, 3), np.uint8)

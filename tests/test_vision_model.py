@@ -51,6 +51,29 @@ def test_tiny_dataset_trains_offline_and_loads_in_every_backend(tmp_path: Path, 
             assert 0.0 <= d.confidence <= 1.0 and isinstance(d.card, Card)
 
 
+def test_training_from_our_finder_starts_from_its_weights(tmp_path: Path, no_network: None) -> None:
+    """Told ``pretrained=False``, ultralytics 8.4 drops a checkpoint's weights and starts
+    from random ones: a finder "fine-tuned" from the shipped one was trained from scratch.
+    With a learning rate of almost nothing, one epoch from the shipped finder must leave
+    its weights as they were."""
+    import torch
+
+    from companion.training.train import TrainSpec, train
+
+    data = make_dataset(DatasetSpec(tmp_path / "data", {"train": 8, "val": 4}, seed=3, size=128,
+                                    styles="random"), workers=1)
+    shipped = MODELS_DIR / "taki-yolov8n.pt"
+    best = train(TrainSpec(data, tmp_path / "runs" / "tuned", arch=str(shipped), epochs=1, imgsz=96, batch=4,
+                           workers=0, cache=False, lr0=1e-9, warmup_epochs=0.0, single_cls=True))
+
+    def first_conv(path: Path) -> np.ndarray:
+        model = torch.load(path, map_location="cpu", weights_only=False)["model"]
+        return model.model[0].conv.weight.detach().float().numpy()
+
+    before, after = first_conv(shipped), first_conv(best)
+    assert np.abs(after - before).max() < 0.01 * np.abs(before).max()
+
+
 def test_missing_and_corrupt_models_say_what_is_wrong(tmp_path: Path) -> None:
     with pytest.raises(ModelError, match="no detector model"):
         find_model(tmp_path / "nothing.pt")

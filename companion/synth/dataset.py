@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import cv2
 import numpy as np
 
 from ..rules.cards import FACES, Card
-from .scene import Compositor, SceneConfig
+from .scene import Compositor, Scene, SceneConfig
 
 SPLITS = ("train", "val", "test")
 _SPLIT_ID = {name: i for i, name in enumerate(SPLITS)}
@@ -32,11 +32,36 @@ class DatasetSpec:
     quality: int = 92
     styles: str = "classic"  # see SceneConfig.styles; anything but classic also varies the tables
     outline: bool = False  # label the top card's four corners (segmentation) instead of its box
+    # Framing: the top card's height as a share of the scene's side (None: SceneConfig's
+    # 0.35-0.72), and the pictures' shapes, width / height, one drawn per picture. A
+    # phone or a kiosk camera sees the pile small and in a 4:3 or 16:9 picture; a
+    # finder that only ever saw big cards in squares boxed the whole pile instead.
+    card_height: tuple[float, float] | None = None
+    aspects: tuple[float, ...] = (1.0,)
 
     def scene_config(self) -> SceneConfig:
+        extra = {} if self.card_height is None else {"card_height": self.card_height}
         if self.styles == "classic":
-            return SceneConfig(size=self.size)
-        return SceneConfig.varied(self.size, self.styles)
+            return SceneConfig(size=self.size, **extra)  # type: ignore[arg-type]
+        return SceneConfig.varied(self.size, self.styles, **extra)
+
+
+def framed(scene: Scene, aspect: float, rng: np.random.Generator) -> Scene:
+    """The scene cut to a picture of ``aspect`` (width / height) that holds the whole
+    top card, at a random place; the square scene as it was when the card does not fit."""
+    size_h, size_w = scene.image.shape[:2]
+    w, h = (size_w, round(size_w / aspect)) if aspect >= 1 else (round(size_h * aspect), size_h)
+    x1, y1, x2, y2 = scene.box
+    lo_x, hi_x = max(0.0, x2 + 1 - w), min(x1, float(size_w - w))
+    lo_y, hi_y = max(0.0, y2 + 1 - h), min(y1, float(size_h - h))
+    if (w, h) == (size_w, size_h) or hi_x < lo_x or hi_y < lo_y:
+        return scene
+    x0, y0 = int(rng.uniform(lo_x, hi_x)), int(rng.uniform(lo_y, hi_y))
+    shift = np.array([x0, y0], np.float64)
+    return replace(scene, image=np.ascontiguousarray(scene.image[y0:y0 + h, x0:x0 + w]),
+                   top=replace(scene.top, corners=scene.top.corners - shift),
+                   under=[replace(p, corners=p.corners - shift) for p in scene.under],
+                   hand_mask=None if scene.hand_mask is None else scene.hand_mask[y0:y0 + h, x0:x0 + w])
 
 
 def class_names() -> dict[int, str]:
@@ -89,6 +114,8 @@ def _make(args: tuple[DatasetSpec, str, int, int]) -> None:
     rng = np.random.default_rng([spec.seed, _SPLIT_ID[split], i])
     cards = _worker.cards
     scene = _worker.scene(rng, top=cards[face_index % len(cards)])
+    if len(spec.aspects) > 1 or spec.aspects[0] != 1.0:
+        scene = framed(scene, float(rng.choice(spec.aspects)), rng)
     stem = f"{split}_{spec.seed}_{i:06d}"
     cv2.imwrite(str(spec.out / "images" / split / f"{stem}.jpg"), scene.image,
                 [cv2.IMWRITE_JPEG_QUALITY, spec.quality])

@@ -33,7 +33,7 @@ def _kind_accuracy(per_face: dict[str, float]) -> list[tuple[str, float]]:
 def card(heldout_json: Path, test_json: Path, speed: Path, run: Path, history: str, cls_run: Path | None = None,
          cls_data: str = "", backend_jsons: dict[str, Path] | None = None, data: str = "",
          runtime_jsons: dict[str, Path] | None = None, limits: str = "",
-         previous: Path = Path("models/README.md")) -> str:
+         previous: Path = Path("models/README.md"), framing_json: Path | None = None) -> str:
     held = json.loads(heldout_json.read_text())
     test = json.loads(test_json.read_text())
     kept = None
@@ -105,7 +105,8 @@ def card(heldout_json: Path, test_json: Path, speed: Path, run: Path, history: s
             f"- last epoch on val: mAP50-95 {float(last.get('metrics/mAP50-95(B)', 0)):.3f}, "
             f"mAP50 {float(last.get('metrics/mAP50(B)', 0)):.3f} (finding the card)",
             ""]),
-        *_classifier_lines(cls_run, cls_data),
+        *(_classifier_lines(cls_run, cls_data)
+          or (_section(previous, "## Training the face classifier") or "").splitlines()),
         "## Results (`taki-companion eval`)",
         "",
         "| test set | images | top card correct | finder mAP50-95 | no detection |",
@@ -114,6 +115,7 @@ def card(heldout_json: Path, test_json: Path, speed: Path, run: Path, history: s
         f"**{100 * held['top_card_accuracy']:.1f}%** | {held['map50_95']:.3f} | {held['missed']} |",
         f"| in-distribution random styles (seed 779) | {test['images']} | "
         f"**{100 * test['top_card_accuracy']:.1f}%** | {test['map50_95']:.3f} | {test['missed']} |",
+        *_framing_row(framing_json),
         "",
         "Targets: held-out family >= 95%, in-distribution >= 99.5%.",
         "",
@@ -156,6 +158,16 @@ def card(heldout_json: Path, test_json: Path, speed: Path, run: Path, history: s
     return "\n".join(lines)
 
 
+def _framing_row(path: Path | None) -> list[str]:
+    """The results row of the framing test set: held-out style, the card 0.12-0.8 of the
+    picture's side, square, 4:3, 16:9 and tall pictures (`dataset --card-height --aspects`)."""
+    if path is None:
+        return []
+    ev = json.loads(path.read_text())
+    return [f"| held-out family, small to large cards in square, 4:3, 16:9, 3:4 and 9:16 pictures (seed 781) | "
+            f"{ev['images']} | **{100 * ev['top_card_accuracy']:.1f}%** | {ev['map50_95']:.3f} | {ev['missed']} |"]
+
+
 def _section(path: Path, heading: str) -> str | None:
     """A section of an earlier card (its heading to the next one), as it was."""
     if not path.exists():
@@ -168,10 +180,18 @@ def _section(path: Path, heading: str) -> str | None:
     return text[start: end + 1 if end >= 0 else len(text)]
 
 
-def _cls_imgsz(run: Path | None) -> int:
-    if run is None or not (run / "args.yaml").exists():
-        return 64
-    return int(yaml.safe_load((run / "args.yaml").read_text()).get("imgsz", 64))
+def _cls_imgsz(run: Path | None, shipped: Path | None = None) -> int:
+    """The classifier's input size: from its run, or (the run gone) from the shipped
+    export's metadata, which says what it reads."""
+    if run is not None and (run / "args.yaml").exists():
+        return int(yaml.safe_load((run / "args.yaml").read_text()).get("imgsz", 64))
+    from ..vision.detector import MODELS_DIR
+
+    shipped = shipped or MODELS_DIR / "taki-cls-yolov8n_openvino_model" / "metadata.yaml"
+    if shipped.exists():
+        size = yaml.safe_load(shipped.read_text()).get("imgsz", [64])
+        return int(size[0] if isinstance(size, list) else size)
+    return 64
 
 
 def _classifier_lines(run: Path | None, data: str) -> list[str]:
@@ -200,6 +220,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--heldout", required=True, help="eval JSON on the held-out-family test set (PyTorch)")
     ap.add_argument("--test", required=True, help="eval JSON on the in-distribution test set")
+    ap.add_argument("--framing", default=None, help="eval JSON on the framing test set (small cards, wide pictures)")
     ap.add_argument("--backend", nargs="*", default=[], help="NAME=eval.json on the held-out set, per backend")
     ap.add_argument("--speed", required=True)
     ap.add_argument("--run", default="runs/taki")
@@ -216,7 +237,7 @@ def main() -> None:
     limits = Path(a.limits).read_text() if a.limits else "- Trained on rendered faces only."
     Path(a.out).write_text(card(Path(a.heldout), Path(a.test), Path(a.speed), Path(a.run), a.history,
                                 Path(a.cls_run), a.cls_data, backends, a.data, runtimes, limits,
-                                previous=Path(a.out)))
+                                previous=Path(a.out), framing_json=Path(a.framing) if a.framing else None))
 
 
 if __name__ == "__main__":

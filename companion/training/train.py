@@ -59,7 +59,12 @@ def train(spec: TrainSpec) -> Path:
         kwargs = dict(
             data=str(spec.data), epochs=spec.epochs, imgsz=spec.imgsz, batch=spec.batch,
             device=spec.device, workers=spec.workers, project=str(spec.run_dir.parent.resolve()),
-            name=spec.run_dir.name, exist_ok=True, pretrained=False, plots=False, amp=False,
+            name=spec.run_dir.name, exist_ok=True, plots=False, amp=False,
+            # From our own .pt its weights are the start: ultralytics 8.4 builds a new model
+            # and drops a checkpoint's weights when told pretrained=False (the finder said
+            # "fine-tuned" and was trained from scratch). A segmenter built from a .yaml has
+            # no checkpoint; its backbone came in through ``load`` above.
+            pretrained=str(spec.arch).endswith(".pt") and spec.task == "detect",
             seed=spec.seed, deterministic=False, fliplr=0.0, degrees=0.0, mosaic=spec.mosaic,
             close_mosaic=0, patience=100, verbose=True, val=True, cache="ram" if spec.cache else False,
             optimizer=spec.optimizer, lr0=spec.lr0, warmup_epochs=spec.warmup_epochs, cos_lr=True,
