@@ -255,3 +255,36 @@ def test_tiny_two_stage_reader_trains_offline(tmp_path: Path, no_network: None) 
     image = Compositor(config=SceneConfig.varied(128)).scene(1).image
     for d in reader.detect(image):  # untrained guesses, but well-formed faces from the classifier
         assert isinstance(d.card, Card) and 0.0 <= d.confidence <= 1.0
+
+
+class _ScriptedFinder:
+    """A finder that answers each look from a script and remembers what it was shown."""
+
+    def __init__(self, *answers: list[Detection]) -> None:
+        self.answers, self.shown = list(answers), []
+
+    def detect(self, image: np.ndarray) -> list[Detection]:
+        self.shown.append(image.shape[:2])
+        return self.answers.pop(0) if self.answers else []
+
+
+def test_a_small_card_is_looked_at_again_closer_and_its_box_is_in_the_frames_place() -> None:
+    """A card a tenth of the picture is some 20 px at the finder's 192: it boxed a stretch
+    of the pile instead of the top card. A small best box gets a second look at the region
+    around it, whose boxes are given back in the whole picture's coordinates."""
+    from companion.vision.closer import closer_look
+
+    frame = np.zeros((480, 640, 3), np.uint8)
+    card = Card.from_code("R5")
+    small = Detection(card, 0.6, (300.0, 200.0, 340.0, 260.0))  # long side 60 px: under 0.25 of 640
+    finder = _ScriptedFinder([small], [Detection(card, 0.9, (10.0, 20.0, 50.0, 70.0))])
+    (found,) = closer_look(finder, frame)
+    assert finder.shown == [(480, 640), (150, 150)]  # the second look: 2.5 box sides around it
+    assert found.box == (10.0 + 245, 20.0 + 155, 50.0 + 245, 70.0 + 155) and found.confidence == 0.9
+    # the closer look finds nothing: the first look stands
+    finder = _ScriptedFinder([small], [])
+    assert closer_look(finder, frame) == [small]
+    # a big card is not looked at twice
+    big = Detection(card, 0.8, (100.0, 50.0, 300.0, 400.0))
+    finder = _ScriptedFinder([big], [Detection(card, 0.9, (0.0, 0.0, 1.0, 1.0))])
+    assert closer_look(finder, frame) == [big] and len(finder.shown) == 1

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from ..rules.cards import FACES, Card, file_stem
+from .closer import closer_look
 from .crops import card_crop, crop_side
 from .second_look import TURN_BELOW, read_faces
 from .detector import MODELS_DIR, Detection, Detector, ModelError, backend_of, find_model
@@ -78,7 +79,7 @@ class TwoStageDetector:
 
     def detect(self, image: np.ndarray) -> list[Detection]:
         merged: list[tuple[Detection, float]] = []
-        for d in self.detector.detect(image):
+        for d in closer_look(self.detector, image):  # a small card is looked at again, closer
             for i, (k, conf) in enumerate(merged):
                 if iou(d.box, k.box) >= self.same_box_iou:
                     merged[i] = (k, conf + d.confidence)
