@@ -114,8 +114,7 @@ def _make(args: tuple[DatasetSpec, str, int, int]) -> None:
     rng = np.random.default_rng([spec.seed, _SPLIT_ID[split], i])
     cards = _worker.cards
     scene = _worker.scene(rng, top=cards[face_index % len(cards)])
-    if len(spec.aspects) > 1 or spec.aspects[0] != 1.0:
-        scene = framed(scene, float(rng.choice(spec.aspects)), rng)
+    scene = framed(scene, float(rng.choice(spec.aspects)), rng)  # a square stays as it was drawn
     stem = f"{split}_{spec.seed}_{i:06d}"
     cv2.imwrite(str(spec.out / "images" / split / f"{stem}.jpg"), scene.image,
                 [cv2.IMWRITE_JPEG_QUALITY, spec.quality])
