@@ -34,3 +34,20 @@ def test_model_card_keeps_the_classifier_section_of_a_run_that_is_gone(tmp_path:
     framing = [line for line in text.splitlines() if "small to large cards" in line]
     assert len(framing) == 1 and "**97.8%**" in framing[0]  # the framing test set's row
     assert "old numbers" not in text
+
+
+def test_model_card_says_how_often_each_backend_reads_what_pytorch_reads(tmp_path: Path) -> None:
+    def reads(path: Path, accuracy: float, predictions: list[str]) -> Path:
+        _eval(path, accuracy)
+        path.write_text(json.dumps({**json.loads(path.read_text()), "predictions": predictions}))
+        return path
+
+    speed = tmp_path / "speed.txt"
+    speed.write_text("onnx + classifier median 9.7 ms/frame")
+    held = reads(tmp_path / "h.json", 0.75, ["R6", "G5", "B1", "Y9"])
+    onnx = reads(tmp_path / "o.json", 0.75, ["R6", "G6", "B1", "Y9"])
+    text = card(held, _eval(tmp_path / "t.json", 0.9), speed, tmp_path / "gone", "", cls_run=tmp_path / "gone",
+                previous=tmp_path / "none.md", backend_jsons={"onnx": onnx, "ncnn": _eval(tmp_path / "n.json", 0.7)})
+    rows = {line.split("|")[1].strip(): line for line in text.splitlines() if line.startswith("| ")}
+    assert "| 75.0% | 75.0% |" in rows["onnx"]  # same accuracy, yet one picture read otherwise
+    assert "| 70.0% | n/a |" in rows["ncnn"]  # no per-picture reads: not made up

@@ -43,7 +43,8 @@ def card(heldout_json: Path, test_json: Path, speed: Path, run: Path, history: s
         last = {k.strip(): v for k, v in rows[-1].items()} if rows else {}
     else:  # the finder was not retrained and its run is gone: its section is kept from the last card
         args, rows, last = {"imgsz": 192}, [], {}
-        kept = _section(previous, "## Training the card finder")
+        kept = _section(previous, "## Training the card finder") or \
+            "## Training the card finder\n\n- its run is not on disk, and no earlier card says how it was trained\n"
     confusions = {(t, p): n for t, p, n in held["confusions"]}
     lines = [
         "# Shipped models: card finder `taki-yolov8n`, face classifier `taki-cls-yolov8n`",
@@ -122,11 +123,11 @@ def card(heldout_json: Path, test_json: Path, speed: Path, run: Path, history: s
     ]
     if backend_jsons:
         lines += ["Held-out family, by backend (the same images):", "",
-                  "| backend | top card correct |", "| --- | --- |"]
-        lines.append(f"| pytorch | {100 * held['top_card_accuracy']:.1f}% |")
+                  "| backend | top card correct | same top card as PyTorch |", "| --- | --- | --- |"]
+        lines.append(f"| pytorch | {100 * held['top_card_accuracy']:.1f}% | |")
         for name, path in backend_jsons.items():
             ev = json.loads(path.read_text())
-            lines.append(f"| {name} | {100 * ev['top_card_accuracy']:.1f}% |")
+            lines.append(f"| {name} | {100 * ev['top_card_accuracy']:.1f}% | {_same(ev, held)} |")
         lines.append("")
     if runtime_jsons:
         lines += ["The kiosk's torch-free runtime reader (`companion/vision/runtime.py`, `eval --runtime`) "
@@ -135,10 +136,8 @@ def card(heldout_json: Path, test_json: Path, speed: Path, run: Path, history: s
         for name, path in runtime_jsons.items():
             ev = json.loads(path.read_text())
             ref = json.loads(backend_jsons[name].read_text()) if backend_jsons and name in backend_jsons else held
-            a, b = ev.get("predictions", []), ref.get("predictions", [])
-            same = sum(x == y for x, y in zip(a, b)) / max(1, len(a)) if a and len(a) == len(b) else float("nan")
             lines.append(f"| {name} | {100 * ev['top_card_accuracy']:.1f}% | {100 * ref['top_card_accuracy']:.1f}% "
-                         f"| {100 * same:.1f}% |")
+                         f"| {_same(ev, ref)} |")
         lines.append("")
     kinds = _kind_accuracy(held.get("per_face_accuracy", {}))
     if kinds:
@@ -156,6 +155,15 @@ def card(heldout_json: Path, test_json: Path, speed: Path, run: Path, history: s
               f"{_cls_imgsz(cls_run)} px classifier)", "", "```", speed.read_text().strip(), "```", "",
               "## Limits", "", limits.strip(), ""]
     return "\n".join(lines)
+
+
+def _same(ev: dict, ref: dict) -> str:
+    """The share of pictures where two readers give the same top card ("n/a" when
+    either JSON lacks the per-picture reads)."""
+    a, b = ev.get("predictions", []), ref.get("predictions", [])
+    if not a or len(a) != len(b):
+        return "n/a"
+    return f"{100 * sum(x == y for x, y in zip(a, b)) / len(a):.1f}%"
 
 
 def _framing_row(path: Path | None) -> list[str]:

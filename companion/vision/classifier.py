@@ -44,16 +44,30 @@ class FaceClassifier:
         except Exception as e:
             raise ModelError(f"{self.path} could not be loaded as a {self.backend} classifier: "
                              f"{type(e).__name__}: {e}") from None
-        # Each classifier reads at the size it was trained at: exports carry it in their
-        # metadata (ultralytics applies it), a .pt in its training arguments.
-        if imgsz is None:
-            args = getattr(getattr(self.model, "model", None), "args", None)
-            imgsz = int(args.get("imgsz", CLS_IMGSZ)) if isinstance(args, dict) else CLS_IMGSZ
-        self.imgsz = imgsz
         stems = [names[i] for i in sorted(names)] if isinstance(names, dict) else list(names)
         if sorted(stems) != sorted(_BY_STEM):
             raise ModelError(f"{self.path} does not classify the 57 TAKI faces (its classes: {stems[:5]}...)")
         self._cards = [_BY_STEM[s] for s in stems]
+        self.imgsz = imgsz or self._trained_size()
+
+    def _trained_size(self) -> int:
+        """The side this classifier was trained at, which sets the crop's side too.
+
+        A .pt says it in its training arguments. An export says it in metadata that
+        ultralytics reads only when it first predicts, so an export is read once
+        here. (Reading exports at 64 px, and so cutting their crops at 96 and
+        blowing them up to the 128 they are fed, cost ONNX, OpenVINO and NCNN 0.3
+        points of the held-out set against PyTorch.)"""
+        args = getattr(getattr(self.model, "model", None), "args", None)
+        if isinstance(args, dict) and "imgsz" in args:
+            return int(args["imgsz"])
+        try:
+            self.model.predict(np.zeros((CLS_IMGSZ, CLS_IMGSZ, 3), np.uint8), verbose=False, device="cpu")
+            size = self.model.predictor.imgsz
+        except Exception as e:
+            raise ModelError(f"{self.path} could not read a picture as a {self.backend} classifier: "
+                             f"{type(e).__name__}: {e}") from None
+        return int(size[0] if isinstance(size, (list, tuple)) else size)
 
     def probabilities(self, crops: list[np.ndarray]) -> np.ndarray:
         """(crops, 57) face probabilities in this model's class order."""
