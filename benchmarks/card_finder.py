@@ -5,9 +5,11 @@ Photos: one held-out-glyph-family card (published block style) on varied tables
 degrees, hard shadows, warm light; seeds never used for tuning. A card counts as
 cut out when every corner is within 4% of the card's height of the truth
 (upright or turned half round). Prints the rate, the reasons given, and ms/photo.
+Then the same photos cut by the picture's edge (10-45% of the card gone, one side
+drawn per photo): how many are refused as "only part of the card", as they should be.
 
 Run: python benchmarks/card_finder.py [--photos 200] [--model models/taki-yolov8n.pt] [--outliner O.pt]
-     [--masker shipped|none|M.onnx] [--seed 31337]
+     [--masker shipped|none|M.onnx] [--seed 31337] [--cut 100]
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from dataclasses import replace
 import numpy as np
 
 from companion.synth.scene import Compositor, SceneConfig
-from companion.vision.cardfinder import CardFinder, CardNotFound
+from companion.vision.cardfinder import PART, CardFinder, CardNotFound
 from companion.vision.cardmask import OnnxMasker, shipped_masker
 from companion.vision.detector import YoloDetector
 
@@ -33,6 +35,7 @@ def main() -> None:
     ap.add_argument("--outliner", default=None, help="a card outliner (train --segment) to take corners from")
     ap.add_argument("--masker", default="shipped", help="the learnt card masker (.onnx), 'shipped' or 'none'")
     ap.add_argument("--seed", type=int, default=31337, help="the photos' seed (31337: never used for tuning)")
+    ap.add_argument("--cut", type=int, default=100, help="photos cut by the picture's edge (0: none)")
     args = ap.parse_args()
     outliner = None
     if args.outliner:
@@ -70,6 +73,30 @@ def main() -> None:
           f"median {np.median(times):.0f} ms/photo")
     for reason, n in why.most_common():
         print(f"  {reason}: {n}")
+    if args.cut:
+        said: Counter[str] = Counter()
+        for i in range(args.cut):
+            scene = comp.scene(np.random.default_rng([args.seed, i]))
+            try:
+                finder.find(cut_off(scene.image, scene.top.corners, np.random.default_rng([args.seed, i, 7])))
+                said["taken (wrong: part of a card)"] += 1
+            except CardNotFound as e:
+                said[str(e).split(":")[0]] += 1
+        print(f"cards cut by the picture's edge, refused as only part of a card: "
+              f"{said[PART.split(':')[0]]}/{args.cut}")
+        for reason, n in said.most_common():
+            print(f"  {reason}: {n}")
+
+
+def cut_off(image: np.ndarray, corners: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The picture cut so that 10-45% of the card (along x or y) falls outside it."""
+    lo, hi = corners.min(0), corners.max(0)
+    side, share = int(rng.integers(4)), float(rng.uniform(0.1, 0.45))
+    axis = side // 2  # 0: cut across x, 1: across y
+    at = int(lo[axis] + share * (hi[axis] - lo[axis])) if side % 2 == 0 else \
+        int(hi[axis] - share * (hi[axis] - lo[axis]))
+    kept = image[:, at:] if side == 0 else image[:, :at] if side == 1 else image[at:] if side == 2 else image[:at]
+    return np.ascontiguousarray(kept)
 
 
 if __name__ == "__main__":

@@ -295,3 +295,24 @@ def test_a_card_photographed_under_a_coloured_lamp_is_enrolled_in_white_light() 
     # a flat picture with too few pixels is returned as it came
     tiny = np.full((5, 5, 3), 40, np.uint8)
     assert (paper_white(tiny) == tiny).all()
+
+
+def test_a_card_whole_near_the_edge_is_taken_and_one_the_edge_cuts_is_not() -> None:
+    """A phone photo often has the card a few pixels from the picture's edge. The
+    finder boxes a card tightly, so a box 1% from the edge (the old bound) refused
+    this whole card, 12 px from the left edge and boxed 3.5 px from it; the same
+    card with a third of it beyond the edge must still be refused."""
+    from companion.training.enrol import default_card_finder
+
+    finder = default_card_finder()
+    cfg = replace(SceneConfig.varied(480, "held-out"), under_cards=(0, 0), hand_p=0.0, card_height=(0.4, 0.75))
+    scene = Compositor(config=cfg).scene(np.random.default_rng([4242, 56]))
+    truth = scene.top.corners
+    assert 5 < truth[:, 0].min() < 0.03 * 480  # whole, near the left edge
+    assert _corner_error(finder.find(scene.image).corners, truth) < 0.04
+    lo, hi = truth.min(0), truth.max(0)
+    for cut in (scene.image[:, int(lo[0] + 0.3 * (hi[0] - lo[0])):],  # its left third gone
+                scene.image[int(lo[1] + 0.3 * (hi[1] - lo[1])):],  # its top third gone
+                scene.image[:int(hi[1] - 0.15 * (hi[1] - lo[1]))]):  # its bottom sixth gone
+        with pytest.raises(CardNotFound, match="only part of the card"):
+            finder.find(np.ascontiguousarray(cut))
