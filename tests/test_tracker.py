@@ -95,6 +95,35 @@ def test_second_copy_of_the_same_face_is_a_new_play(comp: Compositor) -> None:
     assert s.same_plays == 2 and s.same_found == 2 and s.matched == 4 and s.events == 4
 
 
+def test_a_copy_laid_while_no_hand_was_seen_is_still_a_new_play() -> None:
+    """Seat video 1035 (tuning seeds): the second Change Colour is laid by an arm whose
+    hand is the table's colour, so no motion over the pile is seen while it lands; the
+    copy lies turned and moved, which no card does by itself. It used to be missed
+    (and the next card's arm was then looked for among the arms before it)."""
+    from companion.cli import _seat_turns
+    from companion.vision.seats import SeatMap
+
+    comp320 = Compositor(config=SceneConfig(size=320, photometric=False))
+    v = synth_video(1035, plays=15, size=320, compositor=comp320, seats=4, turns=_seat_turns(1035, 15, 4),
+                    second_hand_p=0.15)
+    assert v.plays[2].same_as_previous
+    s = score_video(v, OracleDetector(v, seed=v.seed), seats=SeatMap.evenly(4))
+    found = {p.play: p for p in s.seat_plays}
+    assert 2 in found, "the second copy was not seen as a play"
+    assert s.events == s.matched  # and nothing else was made a play
+
+
+def test_a_card_boxed_differently_with_no_hand_over_it_is_not_a_new_play(comp: Compositor) -> None:
+    """The reader's box of a card lying still moves from frame to frame; with no hand seen,
+    only a card that lies elsewhere or turned, seen so twice running, is a new copy."""
+    scene = comp.scene(np.random.default_rng(5), top=C("G4"))
+    x1, y1, x2, y2 = scene.box
+    w, h = x2 - x1, y2 - y1
+    wobble = [(x1, y1, x2, y2), (x1 + 0.12 * w, y1, x2 + 0.12 * w, y2), (x1, y1 + 0.1 * h, x2, y2 + 0.1 * h)]
+    dets = [[Detection(C("G4"), 0.9, wobble[0])]] * 5 + [[Detection(C("G4"), 0.9, wobble[1 + i % 2])] for i in range(12)]
+    assert _played(_run(LeadingCardTracker(), [scene.image] * len(dets), dets)) == [(2, "G4")]
+
+
 def test_a_hover_with_no_card_is_not_a_play(comp: Compositor) -> None:
     v = synth_video(8, plays=3, size=240, compositor=comp, first=[C("Y1"), C("Y5"), C("B5")], hover_p=1.0)
     s = score_video(v, OracleDetector(v, seed=3, flicker=0))
