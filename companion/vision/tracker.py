@@ -260,7 +260,7 @@ class LeadingCardTracker:
                 self.arms.pile = ((b[0] + b[2]) / 2 / w, (b[1] + b[3]) / 2 / h)
         return out
 
-    def _decide(self, reading: Detection, gray: np.ndarray, t: float = 0.0) -> bool:
+    def _decide(self, reading: Detection, gray: np.ndarray, t: float) -> bool:
         """Settle on ``reading``; True when that is a new card on the pile."""
         cfg = self.config
         patch = _patch(gray, reading.box)
