@@ -237,3 +237,19 @@ def test_track_eval_names_each_play_whose_seat_was_named_wrong(tmp_path) -> None
     plays = json.loads(out.read_text())
     assert plays and {"video", "play", "truth", "seat", "confidence", "angle"} <= set(plays[0])
     assert all(p["video"] == 1000 and 0 <= p["truth"] < 4 for p in plays)
+
+
+def test_an_open_taki_is_handed_over_from_the_camera_alone() -> None:
+    """Issue 14's open TAKI on synthetic videos through the tracker and the real session:
+    with seats the next player's cards are theirs and the closing +2 is the player
+    after's to answer, with no tap but the closing call; without seats, as the issue
+    found, they are counted to the player who opened the run."""
+    from companion.synth.scene import Compositor, SceneConfig
+    from companion.training.track_eval import open_taki_run
+
+    comp = Compositor(config=SceneConfig(size=320, photometric=False))
+    runs = [open_taki_run(seed, comp) for seed in (90000, 90001, 90002)]
+    assert all(r.right for r in runs), [r.describe() for r in runs]
+    assert all(r.seen[1].endswith("@0") and r.seen[3].endswith("@1") for r in runs)
+    blind = open_taki_run(90000, comp, seats=False)
+    assert not blind.right and blind.counts[0] == 4  # P1's cards counted to P0

@@ -20,6 +20,7 @@ from ..rules.cards import Card
 from ..vision.detector import Detection, Detector, RoiDetector
 from ..vision.seats import SEAT_SURE, SeatMap
 from ..vision.tracker import LeadingCardTracker, TrackerConfig, TrackKind
+from ..synth.scene import Compositor
 from ..synth.video import SynthVideo, TrueFrame
 
 
@@ -212,3 +213,52 @@ def evaluate(videos: list[SynthVideo], make_detector: Callable[[SynthVideo], Det
              config: TrackerConfig | None = None, zoom: bool = False, seats: int = 0) -> Score:
     return Score([score_video(v, make_detector(v), config, zoom=zoom,
                               seats=SeatMap.evenly(seats) if seats else None) for v in videos])
+
+
+@dataclass(frozen=True)
+class OpenTakiRun:
+    """Issue 14's open TAKI refereed from one synthetic video (see :func:`open_taki_run`)."""
+
+    right: bool
+    seen: tuple[str, ...]  # each card played as the referee got it: "R4@1" (seat 1), "R4@-" (no sure seat)
+    counts: tuple[int, ...]
+    to_move: int
+    stack: int
+
+    def describe(self) -> str:
+        return f"{' '.join(self.seen)} -> counts {self.counts}, to move P{self.to_move}, stack {self.stack}"
+
+
+def open_taki_run(seed: int, compositor: Compositor, seats: bool = True) -> OpenTakiRun:
+    """4 players, seats spread evenly: a card turned up, P0 plays a TAKI and a card of its
+    colour and says nothing, P1 goes on with a card of that colour and a +2 of it, then
+    calls "closed TAKI" (P1's own call). Each card reaches the real session as the app
+    sends it (the tracker's event, its seat when the seat map is sure); the reader is the
+    ground truth. Right: P0 and P1 hold six cards, the others eight, and the +2 is P2's
+    to answer. ``seats=False``: no seats known (the misattribution of the issue)."""
+    from ..referee import Referee
+    from ..referee.session import TableSession
+    from ..rules import CloseTaki, new_game
+    from ..synth.video import synth_video
+
+    rng = np.random.default_rng(seed)
+    colour = "RYGB"[int(rng.integers(4))]
+    n1, n2, start = (str(int(x)) for x in rng.choice([1, 3, 4, 5, 6, 7, 8, 9], 3, replace=False))
+    cards = [Card.from_code(c) for c in (colour + start, colour + "TAKI", colour + n1, colour + n2, colour + "+2")]
+    turns = [int(rng.integers(4)), 0, 0, 1, 1]  # anyone turns up the first card
+    video = synth_video(seed, plays=len(cards), size=320, compositor=compositor, seats=4, turns=turns,
+                        first=cards, same_p=0.0, hover_p=0.0)
+    session = TableSession(Referee(new_game(["P0", "P1", "P2", "P3"])),
+                           seat_map=SeatMap.evenly(4) if seats else None)
+    tracker, reader = LeadingCardTracker(), OracleDetector(video, seed=seed)
+    seen: list[str] = []
+    for i, image in enumerate(video.frames):
+        for ev in tracker.update(image, i / video.fps, reader.detect(image)):
+            if ev.kind is TrackKind.PLAYED and ev.card is not None:
+                seat = session.seat_of(ev)
+                seen.append(f"{ev.card.code}@{'-' if seat is None else seat}")
+                session.card_seen(ev.card, i / video.fps, seat)
+    session.referee.submit(CloseTaki())
+    s = session.referee.state
+    return OpenTakiRun(s.counts == (6, 6, 8, 8) and s.to_move == 2 and s.stack == 1, tuple(seen), tuple(s.counts),
+                       s.to_move, s.stack)
