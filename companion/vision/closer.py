@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .detector import Detection, Detector
+from .detector import Detection, Detector, detect_in
 
 #: A best box whose long side is under this share of the picture's long side is looked at again.
 CLOSER_BELOW = 0.25
@@ -39,8 +39,4 @@ def closer_look(detector: Detector, image: np.ndarray, below: float = CLOSER_BEL
     cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
     left = int(max(0.0, min(cx - rw / 2, w - rw)))
     top = int(max(0.0, min(cy - rh / 2, h - rh)))
-    closer = detector.detect(np.ascontiguousarray(image[top:top + int(rh), left:left + int(rw)]))
-    if not closer:
-        return found
-    return [Detection(d.card, d.confidence, (d.box[0] + left, d.box[1] + top, d.box[2] + left, d.box[3] + top))
-            for d in closer]
+    return detect_in(detector, image, (left, top, left + int(rw), top + int(rh))) or found

@@ -126,5 +126,12 @@ class RoiDetector:
         x2, y2 = min(w, int(roi[2])), min(h, int(roi[3]))
         if x2 - x1 < 16 or y2 - y1 < 16:
             return self.detector.detect(image)
-        return [Detection(d.card, d.confidence, (d.box[0] + x1, d.box[1] + y1, d.box[2] + x1, d.box[3] + y1))
-                for d in self.detector.detect(image[y1:y2, x1:x2])]
+        return detect_in(self.detector, image, (x1, y1, x2, y2))
+
+
+def detect_in(detector: Detector, image: np.ndarray, region: tuple[int, int, int, int]) -> list[Detection]:
+    """The detector's boxes for ``region`` (x1, y1, x2, y2) of ``image``, given in the
+    image's own coordinates: the card fills more of what the detector reads there."""
+    x1, y1, x2, y2 = region
+    return [Detection(d.card, d.confidence, (d.box[0] + x1, d.box[1] + y1, d.box[2] + x1, d.box[3] + y1))
+            for d in detector.detect(image[y1:y2, x1:x2])]
