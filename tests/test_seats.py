@@ -115,6 +115,29 @@ def test_the_last_players_arm_going_back_is_not_taken_for_the_next_player() -> N
     assert w.reach_before(t, since=played_at) is None  # nobody named, rather than the wrong child
 
 
+def test_a_region_along_most_of_the_pictures_edge_is_never_a_sure_seat_the_other_way() -> None:
+    """A moving region that crosses most of the picture's edge (a sleeve and a shadow
+    over half the table, the light changing) is no arm. Its strength went below zero,
+    and a negative weight turned its direction round in the reach's mean: a "sure"
+    seat on the far side of the table, the one that had nothing to do with it."""
+    import numpy as np
+
+    w = ArmWatcher()
+    w.pile = (0.5, 0.5)
+    t = _watch(w, [_frame()] * 4, 0.0)
+    frames = []
+    for rows in (40, 60, 60, 60):
+        img = _frame()
+        img[96 - rows:96, :] = (80, 130, 200)  # the bottom of the picture, edge to edge, up past the pile
+        frames.append(img)
+    t = _watch(w, frames + [_frame(card=1)], t)
+    reach = w.reach_before(t)
+    assert reach is None or 0.0 <= reach.confidence < SEAT_SURE
+    if reach is not None and reach.confidence > 0:
+        assert angle_gap(reach.angle, 90) < 45  # if anything, it came from the bottom
+    assert SeatMap.evenly(4).seat_for(reach)[1] < SEAT_SURE  # the referee names nobody
+
+
 def test_a_shaking_camera_over_a_checked_cloth_is_not_an_arm() -> None:
     import cv2
     import numpy as np

@@ -231,7 +231,9 @@ class ArmWatcher:
         angle = math.degrees(math.atan2(ey - ty, ex - tx)) % 360
         depth = max(0.0, 1.0 - nearest / (n * 0.5))
         width = len(border) / (n * 0.5)  # a wide edge crossing: two arms side by side, or a blur
-        return Reach(angle, float(min(1.0, 1.2 - width)), depth)
+        # never below 0: a region along most of the picture's edge is no arm, and a
+        # negative weight would turn its direction round in reach_before's mean
+        return Reach(angle, float(np.clip(1.2 - width, 0.0, 1.0)), depth)
 
     def reach_before(self, t: float, since: float | None = None, window_s: float = 3.0,
                      gap_s: float = 0.25, same_face: bool = False) -> Reach | None:
