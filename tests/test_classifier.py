@@ -207,6 +207,29 @@ def test_tiny_classifier_trains_offline_and_loads_in_every_backend(tmp_path: Pat
         assert isinstance(card, Card) and 0.0 <= p <= 1.0
 
 
+@pytest.mark.slow
+def test_training_uses_every_cpu_core(tmp_path: Path, no_network: None) -> None:  # noqa: F811
+    """Ultralytics gives torch one core less than the machine has on a CPU: training
+    on a 2-core kiosk or this machine ran on one thread with the other core idle, so
+    a deck was learnt in fewer rounds than the minutes allowed."""
+    import os
+
+    import torch
+
+    from companion.training.train import on_every_core
+    from companion.vision.yolo_env import YOLO
+
+    data = make_dataset(DatasetSpec(tmp_path / "scenes", {"train": 8, "val": 4}, seed=5, size=128), workers=1)
+    for split in ("train", "val"):
+        make_crops(split_images(data, split), tmp_path / "crops", split, seed=3, per_image=1)
+    threads: list[int] = []
+    model = on_every_core(YOLO(str(SHIPPED), task="classify"))
+    model.add_callback("on_train_epoch_start", lambda trainer: threads.append(torch.get_num_threads()))
+    model.train(data=str(tmp_path / "crops"), epochs=1, imgsz=32, batch=8, device="cpu", workers=0,
+                project=str(tmp_path / "runs"), name="cls", exist_ok=True, plots=False, amp=False, verbose=False)
+    assert threads == [os.cpu_count()]
+
+
 #: One face of each kind, and the look-alikes, for the held-out-style check.
 HELD_OUT_FACES = ["R1", "Y7", "G6", "B9", "R5", "Y8", "GSTOP", "B+2", "RDIR", "YPLUS", "GTAKI", "SUPER",
                   "KING", "+3", "BREAKER", "COLOR"]

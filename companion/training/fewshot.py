@@ -28,6 +28,7 @@ from ..rules.cards import FACES, Card, file_stem
 from ..vision.crops import crop_side
 from ..vision.deck import CLASSIFIERS, FORMAT, VERSION
 from ..vision.detector import MODELS_DIR
+from .train import on_every_core
 
 Progress = Callable[[str, float], None]  # what is happening, share done (0..1)
 
@@ -107,6 +108,7 @@ def learn_deck(faces_dir: Path, out: Path, name: str | None = None, spec: LearnS
         say(f"learning the deck's faces (round {done} of {trainer.epochs})", 0.35 + 0.55 * done / max(1, trainer.epochs))
 
     model.add_callback("on_fit_epoch_end", on_epoch)
+    on_every_core(model)  # both cores: more rounds in the same minutes
     model.train(data=str(work / "crops"), epochs=spec.epochs, imgsz=imgsz, batch=32, device="cpu",
                 workers=0, project=str(work.resolve()), name="run", exist_ok=True, pretrained=True,
                 plots=False, amp=False, seed=spec.seed, deterministic=False, verbose=False, val=True,

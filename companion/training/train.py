@@ -6,10 +6,29 @@ command. No downloaded weights, no plots, no hub.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..vision.yolo_env import YOLO
+
+
+def on_every_core(model: Any) -> Any:
+    """The model, set to train on every CPU core.
+
+    Why: on a CPU, ultralytics loads the data in the training process itself and gives
+    torch one core less than the machine has (its NUM_THREADS): a single thread on
+    this 2-core machine, with the other core idle through every training here. An
+    epoch of 1,280 crops took 23.0 s on one thread and 16.4 s on two (session 16)."""
+    import torch
+
+    def every_core(trainer: Any) -> None:
+        if getattr(trainer.device, "type", "cpu") == "cpu":  # a GPU's feeders are their own processes
+            torch.set_num_threads(os.cpu_count() or 1)
+
+    model.add_callback("on_train_start", every_core)
+    return model
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +67,7 @@ def train(spec: TrainSpec) -> Path:
     """Train (or resume) and return the best weights."""
     last = last_checkpoint(spec)
     if last is not None:
-        YOLO(last).train(resume=True)
+        on_every_core(YOLO(last)).train(resume=True)
     else:
         if spec.task == "segment" and not str(spec.arch).endswith("-seg.yaml"):
             model = YOLO("yolov8n-seg.yaml", task="segment")
@@ -56,6 +75,7 @@ def train(spec: TrainSpec) -> Path:
                 model.load(str(spec.arch))  # the card finder's features: it already finds cards
         else:
             model = YOLO(spec.arch)
+        on_every_core(model)
         kwargs = dict(
             data=str(spec.data), epochs=spec.epochs, imgsz=spec.imgsz, batch=spec.batch,
             device=spec.device, workers=spec.workers, project=str(spec.run_dir.parent.resolve()),
@@ -98,10 +118,10 @@ def train_classifier(spec: ClassifierSpec) -> Path:
     """Train (or resume) the face classifier and return the best weights."""
     last = spec.run_dir / "weights" / "last.pt"
     if last.exists():
-        YOLO(last, task="classify").train(resume=True)
+        on_every_core(YOLO(last, task="classify")).train(resume=True)
     else:
         extra = {"time": spec.hours} if spec.hours else {}
-        YOLO(spec.arch, task="classify").train(
+        on_every_core(YOLO(spec.arch, task="classify")).train(
             **extra, data=str(spec.data), epochs=spec.epochs, imgsz=spec.imgsz, batch=spec.batch,
             device=spec.device, workers=spec.workers, project=str(spec.run_dir.parent.resolve()),
             name=spec.run_dir.name, exist_ok=True, plots=False, amp=False,
