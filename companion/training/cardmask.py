@@ -28,6 +28,7 @@ import cv2
 import numpy as np
 
 from ..vision.cardmask import DEFAULT_MASKER, SIZE, padded_region, to_input
+from .train import every_core
 
 #: How far the finder's box is off the card, as a share of its size, in training
 #: (a normal spread, clipped): the finder's boxes are within a few percent.
@@ -225,9 +226,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--init", default=None, help="start from this checkpoint's weights (a last.pt)")
     a = ap.parse_args(argv)
-    import torch
-
-    torch.set_num_threads(max(1, os.cpu_count() or 1))
+    every_core()
     work = Path(a.work)
     work.mkdir(parents=True, exist_ok=True)
     t0 = time.time()
