@@ -445,7 +445,7 @@ def build_parser() -> argparse.ArgumentParser:
     vp = sub.add_parser("eval", help="score a detector on a YOLO-format dataset: mAP and top-card accuracy")
     vp.add_argument("--model", default=None, help="default: the shipped model")
     vp.add_argument("--data", required=True, help="data.yaml")
-    vp.add_argument("--split", default="test")
+    vp.add_argument("--split", default=None, help="default: test, else val")
     vp.add_argument("--imgsz", type=int, default=192)
     vp.add_argument("--json", help="also write the numbers to this JSON file")
     vp.add_argument("--classifier", default="auto",

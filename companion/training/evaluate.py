@@ -16,6 +16,7 @@ import yaml
 
 from ..rules.cards import FACES
 from ..vision.detector import Detector, YoloDetector
+from . import yolo_data
 
 
 @dataclass
@@ -31,10 +32,12 @@ class EvalResult:
     classifier: str | None = None
     per_face_accuracy: dict[str, float] = field(default_factory=dict)  # true face -> share read right
     reader: str = "ultralytics"  # or "runtime" (ONNX Runtime / NCNN without torch)
-    predictions: list[str] = field(default_factory=list)  # the top card read per image ("" for none)
+    predictions: list[str] = field(default_factory=list)  # the top card read per scored image ("" for none)
+    split: str = "test"
+    notes: list[str] = field(default_factory=list)  # what was read differently from our own sets, said
 
     def report(self) -> str:
-        lines = [f"images {self.images}",
+        lines = [f"images {self.images} ({self.split})",
                  f"mAP50-95 {self.map50_95:.4f}  mAP50 {self.map50:.4f}"
                  + ("  (finding the card, whatever its face)" if not self.per_class_map else ""),
                  f"top card correct {self.top_card_accuracy:.4f} ({self.missed} images with no detection)"
@@ -43,39 +46,24 @@ class EvalResult:
             lines.append(f"top card correct, detector alone {self.detector_top_card_accuracy:.4f}")
         if self.confusions:
             lines.append("most confused: " + ", ".join(f"{t}->{p} x{n}" for t, p, n in self.confusions[:8]))
+        lines += [f"note: {n}" for n in self.notes]
         return "\n".join(lines)
 
 
 def split_images(data: Path, split: str) -> list[Path]:
-    try:
-        cfg = yaml.safe_load(data.read_text())
-    except FileNotFoundError:
-        raise FileNotFoundError(f"no dataset file {data}") from None
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
-        raise ValueError(f"{data} is not a readable data.yaml ({type(e).__name__})") from None
-    if not isinstance(cfg, dict) or split not in cfg:
-        raise ValueError(f"{data} has no {split!r} split")
-    root = Path(cfg.get("path", data.parent))
-    folder = root / cfg[split]
-    if not folder.is_dir():
-        raise FileNotFoundError(f"{data}: its {split} images folder {folder} does not exist")
-    return sorted(p for p in folder.iterdir() if p.suffix.lower() in {".jpg", ".png", ".jpeg"})
+    return yolo_data.images(yolo_data.load(data), split)
 
 
-def _label(img: Path) -> int | None:
-    lab = Path(str(img).replace("/images/", "/labels/")).with_suffix(".txt")
-    if not lab.exists():
-        return None
-    first = lab.read_text().split()
-    return int(first[0]) if first else None
-
-
-def _top_card(reader: Detector, images: list[Path], per_face: dict[str, list[int]] | None = None,
+def _top_card(reader: Detector, images: list[Path], names: yolo_data.ClassNames,
+              per_face: dict[str, list[int]] | None = None,
               predictions: list[str] | None = None) -> tuple[int, int, Counter[tuple[str, str]]]:
+    """Images whose label names no face (none, empty, or a class id the names lack)
+    are not scored: the caller counts them out."""
     right = missed = 0
     confused: Counter[tuple[str, str]] = Counter()
     for p in images:
-        truth = _label(p)
+        label = yolo_data.top_label(p)
+        truth = None if label is None else names.face(label)
         if truth is None:
             continue
         image = cv2.imread(str(p))
@@ -97,33 +85,83 @@ def _top_card(reader: Detector, images: list[Path], per_face: dict[str, list[int
     return right, missed, confused
 
 
-def evaluate(model: str | Path | None, data: Path, split: str = "test", imgsz: int = 192,
+def pick_split(ds: yolo_data.Dataset, split: str | None) -> str:
+    """The split asked for; with none asked, ``test``, else ``val`` (a labelling
+    tool's export often has no test split)."""
+    if split:
+        return split
+    for s in ("test", "val"):
+        if ds.cfg.get(s):
+            return s
+    raise ValueError(f"{ds.yaml_path} has neither a 'test' nor a 'val' split")
+
+
+def _finder_map(det: YoloDetector, ds: yolo_data.Dataset, images: list[Path], imgsz: int,
+                work: Path) -> tuple[float, float, dict[str, float], str]:
+    """The finder's mAP by ultralytics' validator, on a data.yaml written with the
+    split's images listed one by one (so the paths ultralytics finds are the ones
+    read here). A failure there is said and costs only the mAP."""
+    listing = work / "images.txt"
+    listing.write_text("".join(f"{p.resolve()}\n" for p in images))
+    names = ds.cfg.get("names")
+    if isinstance(names, list):
+        names = dict(enumerate(names))
+    if not isinstance(names, dict) or not names:
+        names = {c.index: c.code for c in FACES}
+    cfg = {"path": str(work), "train": str(listing), "val": str(listing), "test": str(listing),
+           "nc": max(int(i) for i in names) + 1, "names": {int(i): str(n) for i, n in names.items()}}
+    data = work / "data.yaml"
+    data.write_text(yaml.safe_dump(cfg))
+    try:
+        metrics = det.model.val(data=str(data), split="test", imgsz=imgsz, batch=16, plots=False, verbose=False,
+                                device="cpu", conf=0.001, single_cls=not det.names_faces,
+                                project=str(work), name="val")
+    except Exception as e:  # noqa: BLE001 - any failure of the validator leaves top-card accuracy to report
+        return float("nan"), float("nan"), {}, f"{type(e).__name__}: {e}"
+    box = metrics.box
+    per_class = {FACES[int(c)].code: float(m) for c, m in zip(box.ap_class_index, box.maps[box.ap_class_index])} \
+        if hasattr(box, "ap_class_index") and det.names_faces and ds.names.ours else {}
+    return float(box.map), float(box.map50), per_class, ""
+
+
+def evaluate(model: str | Path | None, data: Path, split: str | None = None, imgsz: int = 192,
              conf: float = 0.25, classifier: str | Path | None = "auto", deck: str | Path | None = None,
              runtime: bool = False) -> EvalResult:
     """``runtime``: read with the kiosk's torch-free reader (an .onnx or *_ncnn_model
-    finder); the finder's mAP still comes from ultralytics' val."""
+    finder); the finder's mAP still comes from ultralytics' val. ``split`` None:
+    ``test``, else ``val``."""
+    import tempfile
+
     from ..vision.classifier import TwoStageDetector, load_reader
     from ..vision.runtime import table_reader
 
-    images = split_images(data, split)  # a missing or broken dataset is said before any model loads
+    ds = yolo_data.load(data)  # a missing or broken dataset is said before any model loads
+    split = pick_split(ds, split)
+    images = yolo_data.images(ds, split)
+    notes = []
+    if ds.names.unknown:
+        shown = ", ".join(repr(n) for n in ds.names.unknown[:5]) + (" ..." if len(ds.names.unknown) > 5 else "")
+        notes.append(f"class names not read as faces ({shown}): class ids taken in our order (R1 is 0)")
+    elif not ds.names.ours:
+        notes.append(f"class names read as faces: {len(ds.names.faces)} names, their ids translated to ours")
     det = YoloDetector(model, imgsz=imgsz, conf=conf)
-    # A card finder is scored on finding the card (every label is one class to it).
-    metrics = det.model.val(data=str(data), split=split, imgsz=imgsz, batch=16, plots=False,
-                            verbose=False, device="cpu", conf=0.001, single_cls=not det.names_faces)
-    box = metrics.box
-    per_class = {FACES[int(c)].code: float(m) for c, m in zip(box.ap_class_index, box.maps[box.ap_class_index])} \
-        if hasattr(box, "ap_class_index") and det.names_faces else {}
-    n = len(images)
+    with tempfile.TemporaryDirectory(prefix="taki-eval-") as work:
+        map_, map50, per_class, failed = _finder_map(det, ds, images, imgsz, Path(work))
+    if failed:
+        notes.append(f"mAP not measured (ultralytics' validator stopped: {failed})")
     reader = table_reader(model, classifier, deck=deck) if runtime else \
         load_reader(model, classifier, imgsz=imgsz, deck=deck)
     per_face: dict[str, list[int]] = {}
     predictions: list[str] = []
-    right, missed, confused = _top_card(reader, images, per_face, predictions)
+    right, missed, confused = _top_card(reader, images, ds.names, per_face, predictions)
+    n = len(predictions)  # the images with a face to score
+    if n < len(images):
+        notes.append(f"{len(images) - n} of {len(images)} images not scored: no label, or a class id with no name")
     alone = None
     if isinstance(reader, TwoStageDetector) and det.names_faces:
-        alone = _top_card(det, images)[0] / n if n else 0.0
-    return EvalResult(n, float(box.map), float(box.map50), right / n if n else 0.0, per_class,
+        alone = _top_card(det, images, ds.names)[0] / n if n else 0.0
+    return EvalResult(n, map_, map50, right / n if n else 0.0, per_class,
                       [(t, p, c) for (t, p), c in confused.most_common()], missed, alone,
                       str(reader.classifier.path) if isinstance(reader, TwoStageDetector) else None,
                       {code: r / t for code, (r, t) in sorted(per_face.items())},
-                      "runtime" if runtime else "ultralytics", predictions)
+                      "runtime" if runtime else "ultralytics", predictions, split, notes)

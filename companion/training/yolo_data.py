@@ -1,0 +1,201 @@
+"""Reads a YOLO-format dataset made by someone else, as ``eval`` must.
+
+Why: our own sets put every face in :data:`FACES` order, with absolute paths
+and a ``test`` split. A set labelled by hand or exported from a labelling tool
+differs in all three: its own class names and order ("red_7", "Blue +2",
+"super taki"), paths relative to the data.yaml (``train: ../train/images``), a
+split given as a list of folders or a .txt of images, sometimes no ``test``
+split at all. Read as if it were ours, every card would be scored against the
+wrong face, or the whole run would stop on a path, and the reader would look
+broken when it is not. Here the class names are read into faces, the paths are
+found the way ultralytics finds them, and what could not be understood is said.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from ..rules.cards import FACES, Card, CardParseError
+
+IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"})
+
+_COLOURS = {"r": "R", "red": "R", "y": "Y", "yellow": "Y", "g": "G", "green": "G", "b": "B", "blue": "B"}
+_NUMBER_WORDS = {"one": "1", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
+                 "eight": "8", "nine": "9", "two": "2"}
+#: A face's kind in words (spaces between words, "+" read as "plus"), longest first.
+_KINDS: tuple[tuple[str, str], ...] = (
+    ("plus 3 breaker", "BREAKER"), ("3 breaker", "BREAKER"), ("breaker", "BREAKER"),
+    ("super taki", "SUPER"), ("supertaki", "SUPER"), ("super", "SUPER"),
+    ("change color", "COLOR"), ("changecolor", "COLOR"), ("color change", "COLOR"), ("color", "COLOR"),
+    ("wild", "COLOR"),
+    ("change direction", "DIR"), ("changedirection", "DIR"), ("direction", "DIR"), ("dir", "DIR"),
+    ("reverse", "DIR"),
+    ("plus 2", "+2"), ("plus two", "+2"), ("draw 2", "+2"), ("draw two", "+2"), ("plus2", "+2"),
+    ("plus 3", "+3"), ("plus three", "+3"), ("plus3", "+3"),
+    ("plus", "PLUS"), ("stop", "STOP"), ("taki", "TAKI"), ("king", "KING"),
+)
+_KIND_WORDS = {k for k, _ in _KINDS}
+
+
+def face_from_name(name: object) -> Card | None:
+    """The face a dataset's class name means, or None: our codes (``R7``,
+    ``B+2``), their file-name spelling (``Rplus2``) and plain words in any case
+    and with any separator (``red_7``, ``Blue +2``, ``green change direction``,
+    ``super taki``, ``+3 breaker``)."""
+    text = str(name).strip()
+    try:
+        return Card.from_code(text)
+    except CardParseError:
+        pass
+    t = text.lower().replace("colour", "color").replace("+", " plus ")
+    t = re.sub(r"[_\-./,:;()\s]+", " ", t)
+    t = re.sub(r"(?<=[a-z])(?=\d)|(?<=\d)(?=[a-z])", " ", t)
+    words = t.split()
+    if not words:
+        return None
+    colour = None
+    if words[0] in _COLOURS:
+        colour, words = _COLOURS[words[0]], words[1:]
+    elif words[0][0] in "rygb" and (words[0][1:] in _KIND_WORDS or words[0][1:] in _NUMBER_WORDS):
+        colour, words = _COLOURS[words[0][0]], [words[0][1:], *words[1:]]  # "rstop", "btaki"
+    rest = " ".join(_NUMBER_WORDS.get(w, w) for w in words)
+    if rest.isdigit():
+        code = f"{colour}{rest}" if colour else ""
+    else:
+        code = next((k for words_, k in _KINDS if rest == words_), "")
+        if code and colour and code not in {"SUPER", "KING", "+3", "BREAKER", "COLOR"}:
+            code = colour + code
+        elif code and (colour is None) != (code in {"SUPER", "KING", "+3", "BREAKER", "COLOR"}):
+            return None  # a coloured face named without its colour, or the other way round
+    try:
+        return Card.from_code(code) if code else None
+    except CardParseError:
+        return None
+
+
+@dataclass(frozen=True)
+class ClassNames:
+    """A dataset's class ids read as faces: ``faces[id]`` is our face index."""
+
+    faces: dict[int, int]
+    unknown: tuple[str, ...] = ()  # names that are no face (their ids are taken in our order)
+    ours: bool = True  # the names are ours, in our order (nothing translated)
+
+    def face(self, class_id: int) -> int | None:
+        return self.faces.get(class_id)
+
+
+def class_names(cfg: dict) -> ClassNames:
+    """Read ``names`` (a list, or a dict of id -> name) into faces. No names, or
+    names that are not all faces: our order is taken (and the names not understood
+    are kept to be said)."""
+    names = cfg.get("names")
+    if isinstance(names, list):
+        names = dict(enumerate(names))
+    ours = {c.index: c.index for c in FACES}
+    if not isinstance(names, dict) or not names:
+        return ClassNames(ours)
+    read = {int(i): face_from_name(n) for i, n in names.items()}
+    unknown = tuple(str(names[i]) for i, f in read.items() if f is None)
+    if unknown:
+        return ClassNames(ours, unknown)
+    faces = {i: f.index for i, f in read.items() if f is not None}
+    return ClassNames(faces, (), all(faces.get(c.index) == c.index for c in FACES) and len(faces) == len(FACES))
+
+
+@dataclass(frozen=True)
+class Dataset:
+    yaml_path: Path
+    root: Path
+    cfg: dict = field(repr=False)
+    names: ClassNames
+
+    def splits(self) -> list[str]:
+        return [s for s in ("train", "val", "test") if self.cfg.get(s)]
+
+
+def load(data: Path) -> Dataset:
+    try:
+        cfg = yaml.safe_load(Path(data).read_text())
+    except FileNotFoundError:
+        raise FileNotFoundError(f"no dataset file {data}") from None
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
+        raise ValueError(f"{data} is not a readable data.yaml ({type(e).__name__})") from None
+    if not isinstance(cfg, dict):
+        raise ValueError(f"{data} is not a data.yaml (no keys in it)")
+    return Dataset(Path(data), _root(Path(data), cfg.get("path")), cfg, class_names(cfg))
+
+
+def _root(data: Path, path: object) -> Path:
+    """The dataset's root as ultralytics finds it, and also beside the data.yaml
+    (where a set copied to another machine still is)."""
+    here = data.resolve().parent
+    if not path:
+        return here
+    p = Path(str(path)).expanduser()
+    if p.is_absolute():
+        return p if p.exists() or not (here / p.name).exists() else here / p.name
+    for candidate in (p, here / p):
+        if candidate.exists():
+            return candidate.resolve()
+    return (here / p).resolve()
+
+
+def _entry_images(ds: Dataset, entry: str) -> list[Path] | None:
+    """The images of one split entry (a folder, a .txt list or one image), None if not found."""
+    candidates = [ds.root / entry, ds.yaml_path.resolve().parent / entry]
+    if entry.startswith("../"):
+        candidates.append(ds.root / entry[3:])  # ultralytics: "../" names a folder inside the root
+    for c in candidates:
+        if c.is_dir():
+            return sorted(p for p in c.rglob("*") if p.suffix.lower() in IMAGE_SUFFIXES)
+        if c.is_file() and c.suffix.lower() == ".txt":
+            out = []
+            for line in c.read_text().splitlines():
+                line = line.strip()
+                if line:
+                    q = Path(line)
+                    out.append(q if q.is_absolute() else (c.parent / q).resolve()
+                               if (c.parent / q).exists() else (ds.root / q).resolve())
+            return out
+        if c.is_file() and c.suffix.lower() in IMAGE_SUFFIXES:
+            return [c]
+    return None
+
+
+def images(ds: Dataset, split: str) -> list[Path]:
+    entry = ds.cfg.get(split)
+    if not entry:
+        raise ValueError(f"{ds.yaml_path} has no {split!r} split")
+    out: list[Path] = []
+    for e in entry if isinstance(entry, list) else [entry]:
+        found = _entry_images(ds, str(e))
+        if found is None:
+            raise FileNotFoundError(f"{ds.yaml_path}: its {split} images {e} are not at {ds.root / str(e)}")
+        out += found
+    return out
+
+
+def label_path(image: Path) -> Path:
+    """ultralytics' rule: the last ``images`` folder in the path becomes ``labels``."""
+    sa, sb = f"{os.sep}images{os.sep}", f"{os.sep}labels{os.sep}"
+    s = str(image)
+    return Path(sb.join(s.rsplit(sa, 1)) if sa in s else s).with_suffix(".txt")
+
+
+def top_label(image: Path) -> int | None:
+    """The class id on the label's first line (the top card, in our sets), or None
+    when there is no label or it is empty or unreadable."""
+    try:
+        first = label_path(image).read_text().split()
+    except (OSError, UnicodeDecodeError):
+        return None
+    try:
+        return int(float(first[0])) if first else None
+    except ValueError:
+        return None
