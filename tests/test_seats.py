@@ -276,3 +276,49 @@ def test_an_open_taki_is_handed_over_from_the_camera_alone() -> None:
     assert all(r.seen[1].endswith("@0") and r.seen[3].endswith("@1") for r in runs)
     blind = open_taki_run(90000, comp, seats=False)
     assert not blind.right and blind.counts[0] == 4  # P1's cards counted to P0
+
+
+def _patterned(arm_rows: int = 0, card: int = 0):
+    """A table of fine stripes (dark red and red, like a patterned cloth) with the pile
+    in the middle; an arm in a flat sleeve of the table's own mean colour reaches up from
+    the bottom edge ``arm_rows`` rows (of 96)."""
+    import numpy as np
+
+    yy, xx = np.mgrid[0:96, 0:96]
+    stripe = (((xx + yy) // 4) % 2).astype(np.float32)[..., None]
+    img = (np.float32([40, 40, 110]) + stripe * np.float32([50, 50, 90])).astype(np.uint8)
+    img[34:62, 38:58] = (230, 230, 230) if card == 0 else (60, 60, 200)
+    if card:
+        img[40:56, 44:52] = 250
+    if arm_rows:
+        img[96 - arm_rows:96, 42:54] = (65, 65, 155)  # the stripes' mean: no colour difference
+    return img
+
+
+def test_an_arm_the_colour_of_a_patterned_table_is_seen_by_the_pattern_it_hides() -> None:
+    """Sleeves the table's colour were invisible to the colour difference: the player
+    went unnamed (the turn order decided). The flat sleeve hides the cloth's pattern."""
+    w = ArmWatcher()
+    w.pile = (0.5, 0.5)
+    t = _watch(w, [_patterned()] * 4, 0.0)
+    t = _watch(w, [_patterned(24), _patterned(48), _patterned(48, card=1), _patterned(24, card=1),
+                   _patterned(card=1)], t)
+    reach = w.reach_before(t)
+    assert reach is not None and angle_gap(reach.angle, 90) < 15 and reach.confidence >= SEAT_SURE
+
+
+def test_the_pattern_hidden_is_measured_as_a_share_so_a_dimmer_lamp_hides_nothing() -> None:
+    """A lamp turned down by a third weakens the whole pattern, by a third: no part of
+    the table counts as hidden. The flat sleeve hides it where it lies, and only there."""
+    import cv2
+    import numpy as np
+
+    def small(img):  # as ArmWatcher.update sees a frame
+        return cv2.GaussianBlur(img.astype(np.float32), (3, 3), 0)
+
+    w = ArmWatcher()
+    w.background = small(_patterned())
+    dim = (_patterned().astype(np.float32) * 0.67).astype(np.uint8)
+    assert not w._texture_lost(small(dim)).any()
+    hidden = w._texture_lost(small(_patterned(40)))
+    assert hidden[70:96, 45:51].all() and not hidden[:, :30].any() and not hidden[:, 66:].any()

@@ -278,7 +278,7 @@ class LeadingCardTracker:
                 # an arm still over the card changes its picture: neither is a new copy)
                 prev = self._boxes[-2] if len(self._boxes) >= 2 else None
                 steady = prev is not None and prev.card == reading.card and iou(prev.box, reading.box) >= 0.9
-                quiet = (self.arms is None or self.arms.last_mask is None) and \
+                quiet = (self.arms is None or self.arms.colour_mask is None) and \
                     (self._played_t is None or t - self._played_t >= cfg.unseen_after_s)
                 new = steady and quiet and overlap < cfg.same_iou and diff > cfg.unseen_diff
         if new or s is None or self.disturbed:
