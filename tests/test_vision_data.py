@@ -163,6 +163,25 @@ def test_enrol_a_deck_from_photos_and_video(tmp_path: Path) -> None:
     assert comp.scene(1).top.card in faces
 
 
+def test_enrol_a_flat_folder_of_photos_named_in_words_or_numbered(tmp_path: Path) -> None:
+    """A phone's photos copied into one folder: a photo per face, named by code or in
+    words, a second photo of a face told apart by a number; other files ignored, a
+    photo whose name is no face said."""
+    rng = np.random.default_rng(4)
+    src = tmp_path / "photos"
+    src.mkdir()
+    for name, code in (("red_7", "R7"), ("R7_2", "R7"), ("Blue +2 (1)", "B+2"), ("king", "KING")):
+        face = render_face(Card.from_code(code), 248, 346)
+        q = np.array([[200, 50], [430, 70], [420, 420], [190, 400]]) + rng.integers(-20, 20, (4, 2))
+        cv2.imwrite(str(src / f"{name}.jpg"), _photo_of(face, q, rng))
+    cv2.imwrite(str(src / "holiday.jpg"), np.zeros((64, 64, 3), np.uint8))
+    (src / "notes.txt").write_text("deck bought 2024")
+    report = enrol(src, tmp_path / "faces")
+    assert set(report.enrolled) == {"R7", "B+2", "KING"}
+    assert set(report.failed) == {"holiday.jpg"} and "not a face" in report.failed["holiday.jpg"]
+    assert set(load_faces(tmp_path / "faces")) == {Card.from_code(c) for c in ("R7", "B+2", "KING")}
+
+
 def test_augmentations_import_without_asking_the_network(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """albumentations checks PyPI for updates on import unless told not to."""
     import subprocess

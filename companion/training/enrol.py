@@ -1,7 +1,9 @@
 """Deck enrolment: learn any physical deck from photos or short videos of its faces.
 
 Layout of the source folder: ``<CODE>/*.jpg`` (photos of one face, e.g.
-``R7/``, ``KING/``; ``+`` may be spelt ``plus``) or ``<CODE>.mp4`` (a short clip).
+``R7/``, ``KING/``; ``+`` may be spelt ``plus``), ``<CODE>.mp4`` (a short clip) or
+``<CODE>.jpg`` (one photo; ``R7_1.jpg``, ``R7_2.jpg`` for more), the face named by its
+code or in words (``red_7``, ``Blue +2``: ``face_names.py``).
 Each picture is searched for the card (the learnt card finder, corners refined
 from the card's edges: ``companion/vision/cardfinder.py``), warped flat to the
 print size, brought to white light (``paper_white``), and the sharpest crop per
@@ -17,11 +19,12 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from ..rules.cards import Card, CardParseError, file_stem
+from ..rules.cards import Card, file_stem
 from ..synth.faces import CARD_H, CARD_W, card_mask
 from ..vision.cardfinder import (CardFinder, CardNotFound, coloured_light, lamp_gains, order_corners, paper_white,
                                  sharpness, warp_card)
 from ..vision.sources import IMAGE_SUFFIXES, VIDEO_SUFFIXES
+from .face_names import face_from_file_name
 
 __all__ = ["EnrolReport", "enrol", "find_card", "order_corners", "sharpness", "warp_card"]
 
@@ -56,6 +59,9 @@ def find_card(image: np.ndarray, finder: CardFinder | None = None) -> np.ndarray
 
 
 def _pictures(path: Path, every: int = 5) -> list[np.ndarray]:
+    if path.is_file() and path.suffix.lower() in IMAGE_SUFFIXES:
+        img = cv2.imread(str(path))
+        return [] if img is None else [img]
     if path.is_dir():
         return [img for p in sorted(path.iterdir()) if p.suffix.lower() in IMAGE_SUFFIXES
                 for img in [cv2.imread(str(p))] if img is not None]
@@ -72,13 +78,6 @@ def _pictures(path: Path, every: int = 5) -> list[np.ndarray]:
     return out
 
 
-def _face_of(name: str) -> Card | None:
-    try:
-        return Card.from_code(name.replace("plus", "+"))
-    except CardParseError:
-        return None
-
-
 def save_face(path: Path, taken: np.ndarray) -> bool:
     """Write a face as it was cut out flat (``taken``) the way the learner reads it: in
     white light (:func:`paper_white`), the rounded card as its alpha. True when the
@@ -88,6 +87,24 @@ def save_face(path: Path, taken: np.ndarray) -> bool:
     gains = lamp_gains(taken, inside)
     cv2.imwrite(str(path), np.dstack([paper_white(taken, inside, gains), inside]))
     return coloured_light(gains)
+
+
+def _items_by_face(src: Path, failed: dict[str, str]) -> dict[Card, list[Path]]:
+    """What ``src`` holds for each face: folders of pictures, videos, and single photos
+    (several of one face told apart by a number: ``R7_1.jpg``, ``R7_2.jpg``), named
+    by face code or in words (``red_7``, ``Blue +2``). A name that is no face goes to
+    ``failed``."""
+    items: dict[Card, list[Path]] = {}
+    for item in sorted(src.iterdir()):
+        suffix = item.suffix.lower()
+        if not (item.is_dir() or suffix in VIDEO_SUFFIXES or suffix in IMAGE_SUFFIXES):
+            continue
+        card = face_from_file_name(item.name if item.is_dir() else item.stem)
+        if card is None:
+            failed[item.name] = "not a face's name (e.g. R7, B+2 or Bplus2, KING, red_7)"
+            continue
+        items.setdefault(card, []).append(item)
+    return items
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,15 +123,9 @@ def enrol(src: Path, out: Path, w: int = CARD_W, h: int = CARD_H, finder: CardFi
     failed: dict[str, str] = {}
     quality: dict[str, float] = {}
     warnings: dict[str, str] = {}
-    for item in sorted(src.iterdir()):
-        if not (item.is_dir() or item.suffix.lower() in VIDEO_SUFFIXES):
-            continue
-        card = _face_of(item.stem if item.is_file() else item.name)
-        if card is None:
-            failed[item.name] = "not a face code (e.g. R7, B+2 or Bplus2, KING)"
-            continue
+    for card, items in _items_by_face(src, failed).items():
         crops, why = [], "no pictures"
-        for img in _pictures(item):
+        for img in (img for item in items for img in _pictures(item)):
             try:
                 found = finder.find(img)
             except CardNotFound as e:

@@ -14,68 +14,15 @@ found the way ultralytics finds them, and what could not be understood is said.
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 
-from ..rules.cards import FACES, Card, CardParseError
+from ..rules.cards import FACES
+from .face_names import face_from_name
 
 IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"})
-
-_COLOURS = {"r": "R", "red": "R", "y": "Y", "yellow": "Y", "g": "G", "green": "G", "b": "B", "blue": "B"}
-_NUMBER_WORDS = {"one": "1", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
-                 "eight": "8", "nine": "9", "two": "2"}
-#: A face's kind in words (spaces between words, "+" read as "plus"), longest first.
-_KINDS: tuple[tuple[str, str], ...] = (
-    ("plus 3 breaker", "BREAKER"), ("3 breaker", "BREAKER"), ("breaker", "BREAKER"),
-    ("super taki", "SUPER"), ("supertaki", "SUPER"), ("super", "SUPER"),
-    ("change color", "COLOR"), ("changecolor", "COLOR"), ("color change", "COLOR"), ("color", "COLOR"),
-    ("wild", "COLOR"),
-    ("change direction", "DIR"), ("changedirection", "DIR"), ("direction", "DIR"), ("dir", "DIR"),
-    ("reverse", "DIR"),
-    ("plus 2", "+2"), ("plus two", "+2"), ("draw 2", "+2"), ("draw two", "+2"), ("plus2", "+2"),
-    ("plus 3", "+3"), ("plus three", "+3"), ("plus3", "+3"),
-    ("plus", "PLUS"), ("stop", "STOP"), ("taki", "TAKI"), ("king", "KING"),
-)
-_KIND_WORDS = {k for k, _ in _KINDS}
-
-
-def face_from_name(name: object) -> Card | None:
-    """The face a dataset's class name means, or None: our codes (``R7``,
-    ``B+2``), their file-name spelling (``Rplus2``) and plain words in any case
-    and with any separator (``red_7``, ``Blue +2``, ``green change direction``,
-    ``super taki``, ``+3 breaker``)."""
-    text = str(name).strip()
-    try:
-        return Card.from_code(text)
-    except CardParseError:
-        pass
-    t = text.lower().replace("colour", "color").replace("+", " plus ")
-    t = re.sub(r"[_\-./,:;()\s]+", " ", t)
-    t = re.sub(r"(?<=[a-z])(?=\d)|(?<=\d)(?=[a-z])", " ", t)
-    words = t.split()
-    if not words:
-        return None
-    colour = None
-    if words[0] in _COLOURS:
-        colour, words = _COLOURS[words[0]], words[1:]
-    elif words[0][0] in "rygb" and (words[0][1:] in _KIND_WORDS or words[0][1:] in _NUMBER_WORDS):
-        colour, words = _COLOURS[words[0][0]], [words[0][1:], *words[1:]]  # "rstop", "btaki"
-    rest = " ".join(_NUMBER_WORDS.get(w, w) for w in words)
-    if rest.isdigit():
-        code = f"{colour}{rest}" if colour else ""
-    else:
-        code = next((k for words_, k in _KINDS if rest == words_), "")
-        if code and colour and code not in {"SUPER", "KING", "+3", "BREAKER", "COLOR"}:
-            code = colour + code
-        elif code and (colour is None) != (code in {"SUPER", "KING", "+3", "BREAKER", "COLOR"}):
-            return None  # a coloured face named without its colour, or the other way round
-    try:
-        return Card.from_code(code) if code else None
-    except CardParseError:
-        return None
 
 
 @dataclass(frozen=True)
