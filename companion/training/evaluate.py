@@ -103,13 +103,9 @@ def _finder_map(det: YoloDetector, ds: yolo_data.Dataset, images: list[Path], im
     read here). A failure there is said and costs only the mAP."""
     listing = work / "images.txt"
     listing.write_text("".join(f"{p.resolve()}\n" for p in images))
-    names = ds.cfg.get("names")
-    if isinstance(names, list):
-        names = dict(enumerate(names))
-    if not isinstance(names, dict) or not names:
-        names = {c.index: c.code for c in FACES}
+    names = yolo_data.names_by_id(ds.cfg) or {c.index: c.code for c in FACES}
     cfg = {"path": str(work), "train": str(listing), "val": str(listing), "test": str(listing),
-           "nc": max(int(i) for i in names) + 1, "names": {int(i): str(n) for i, n in names.items()}}
+           "nc": max(names) + 1, "names": names}
     data = work / "data.yaml"
     data.write_text(yaml.safe_dump(cfg))
     try:

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import re
 
-from ..rules.cards import Card, CardParseError
+from ..rules.cards import FACES, Card, CardParseError
 
 _COLOURS = {"r": "R", "red": "R", "y": "Y", "yellow": "Y", "g": "G", "green": "G", "b": "B", "blue": "B"}
 _NUMBER_WORDS = {"one": "1", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
                  "eight": "8", "nine": "9", "two": "2"}
-#: A face's kind in words (spaces between words, "+" read as "plus"), longest first.
+#: A face's kind in words (spaces between words, "+" read as "plus", digits apart from
+#: letters: "plus2" is read as "plus 2"), longest first.
 _KINDS: tuple[tuple[str, str], ...] = (
     ("plus 3 breaker", "BREAKER"), ("3 breaker", "BREAKER"), ("breaker", "BREAKER"),
     ("super taki", "SUPER"), ("supertaki", "SUPER"), ("super", "SUPER"),
@@ -24,11 +25,12 @@ _KINDS: tuple[tuple[str, str], ...] = (
     ("wild", "COLOR"),
     ("change direction", "DIR"), ("changedirection", "DIR"), ("direction", "DIR"), ("dir", "DIR"),
     ("reverse", "DIR"),
-    ("plus 2", "+2"), ("plus two", "+2"), ("draw 2", "+2"), ("draw two", "+2"), ("plus2", "+2"),
-    ("plus 3", "+3"), ("plus three", "+3"), ("plus3", "+3"),
+    ("plus 2", "+2"), ("plus two", "+2"), ("draw 2", "+2"), ("draw two", "+2"),
+    ("plus 3", "+3"), ("plus three", "+3"),
     ("plus", "PLUS"), ("stop", "STOP"), ("taki", "TAKI"), ("king", "KING"),
 )
 _KIND_WORDS = {k for k, _ in _KINDS}
+_COLOURLESS = frozenset(c.code for c in FACES if c.colourless)  # SUPER, KING, +3, BREAKER, COLOR
 
 
 def face_from_name(name: object) -> Card | None:
@@ -57,10 +59,10 @@ def face_from_name(name: object) -> Card | None:
         code = f"{colour}{rest}" if colour else ""
     else:
         code = next((k for words_, k in _KINDS if rest == words_), "")
-        if code and colour and code not in {"SUPER", "KING", "+3", "BREAKER", "COLOR"}:
-            code = colour + code
-        elif code and (colour is None) != (code in {"SUPER", "KING", "+3", "BREAKER", "COLOR"}):
+        if code and (colour is None) != (code in _COLOURLESS):
             return None  # a coloured face named without its colour, or the other way round
+        if code and colour:
+            code = colour + code
     try:
         return Card.from_code(code) if code else None
     except CardParseError:

@@ -20,9 +20,11 @@ from pathlib import Path
 import yaml
 
 from ..rules.cards import FACES
+from ..vision.sources import IMAGE_SUFFIXES as SOURCE_SUFFIXES
 from .face_names import face_from_name
 
-IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff"})
+#: What the app's picture folders take, and the TIFFs ultralytics reads as well.
+IMAGE_SUFFIXES = frozenset(SOURCE_SUFFIXES | {".tif", ".tiff"})
 
 
 @dataclass(frozen=True)
@@ -37,18 +39,24 @@ class ClassNames:
         return self.faces.get(class_id)
 
 
-def class_names(cfg: dict) -> ClassNames:
-    """Read ``names`` (a list, or a dict of id -> name) into faces. No names, or
-    names that are not all faces: our order is taken (and the names not understood
-    are kept to be said)."""
+def names_by_id(cfg: dict) -> dict[int, str]:
+    """The data.yaml's ``names`` (a list, or a dict of id -> name) as id -> name; empty
+    when it has none."""
     names = cfg.get("names")
     if isinstance(names, list):
         names = dict(enumerate(names))
+    return {int(i): str(n) for i, n in names.items()} if isinstance(names, dict) else {}
+
+
+def class_names(cfg: dict) -> ClassNames:
+    """Read ``names`` into faces. No names, or names that are not all faces: our order
+    is taken (and the names not understood are kept to be said)."""
+    names = names_by_id(cfg)
     ours = {c.index: c.index for c in FACES}
-    if not isinstance(names, dict) or not names:
+    if not names:
         return ClassNames(ours)
-    read = {int(i): face_from_name(n) for i, n in names.items()}
-    unknown = tuple(str(names[i]) for i, f in read.items() if f is None)
+    read = {i: face_from_name(n) for i, n in names.items()}
+    unknown = tuple(names[i] for i, f in read.items() if f is None)
     if unknown:
         return ClassNames(ours, unknown)
     faces = {i: f.index for i, f in read.items() if f is not None}
@@ -61,9 +69,6 @@ class Dataset:
     root: Path
     cfg: dict = field(repr=False)
     names: ClassNames
-
-    def splits(self) -> list[str]:
-        return [s for s in ("train", "val", "test") if self.cfg.get(s)]
 
 
 def load(data: Path) -> Dataset:
