@@ -96,6 +96,9 @@ def test_a_foreign_dataset_scores_its_pictures_as_ours_would(tmp_path: Path, no_
 
 def test_eval_says_when_the_validator_fails_and_still_scores_the_top_card(tmp_path: Path, no_network,  # noqa: F811
                                                                         monkeypatch) -> None:
+    from companion.vision.yolo_env import ultralytics
+
+    ultralytics()  # offline, our config folder: before ultralytics is first imported
     from ultralytics.engine.model import Model
 
     data = make_dataset(DatasetSpec(tmp_path / "ours", {"test": 3}, seed=778, size=320, styles="held-out"),
