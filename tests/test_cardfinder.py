@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from companion.synth.scene import Compositor, SceneConfig
-from companion.vision.cardfinder import CardFinder, CardNotFound, order_corners, refine_corners
+from companion.vision.cardfinder import CardFinder, CardNotFound, order_corners, refine_corners, snap_to_edges
 from companion.vision.detector import MODELS_DIR, Detection, UNNAMED
 
 
@@ -316,3 +316,21 @@ def test_a_card_whole_near_the_edge_is_taken_and_one_the_edge_cuts_is_not() -> N
                 scene.image[:int(hi[1] - 0.15 * (hi[1] - lo[1]))]):  # its bottom sixth gone
         with pytest.raises(CardNotFound, match="only part of the card"):
             finder.find(np.ascontiguousarray(cut))
+
+
+@pytest.mark.parametrize("period,dark", [(5, 60), (7, 60), (9, 120), (13, 170)])
+def test_a_side_snaps_to_the_card_not_to_a_cloths_stripes_running_across_it(period: int, dark: int) -> None:
+    """A pale card on a cloth striped across its top and bottom sides: along those
+    sides' normals the stripes' own edges are as strong as the card's border, but they
+    run across the side, not along it, so only the border counts (with the edge's full
+    strength the top side was pulled up to 12.7 px off)."""
+    yy, xx = np.mgrid[0:400, 0:400]
+    cloth = np.where((xx // period) % 2 > 0, dark, 200).astype(np.uint8)
+    image = np.ascontiguousarray(np.repeat(cloth[..., None], 3, axis=2))
+    truth = np.array([[120, 80], [280, 80], [280, 320], [120, 320]], np.float32)
+    cv2.fillPoly(image, [truth.astype(np.int32).reshape(-1, 1, 2)], (230, 230, 230))
+    image = cv2.GaussianBlur(image, (3, 3), 0)
+    start = truth + np.array([[0, -3], [0, 4], [0, 3], [0, -4]], np.float32)  # top and bottom a few px off
+    snapped = snap_to_edges(image, start)
+    assert np.abs(snapped - truth)[:, 1].max() < 1.5
+
