@@ -70,7 +70,7 @@ def _frame(arm: str | None = None, depth: float = 1.0, card: int = 0):
     img = np.full((96, 96, 3), 110, np.uint8)
     img[34:62, 38:58] = (230, 230, 230) if card == 0 else (60, 60, 200)
     if card:
-        img[40:56, 44:52] = 250  # the new card's face: another picture on the pile
+        img[40:56, 44:52] = 250 if card == 1 else 20  # the new card's face: another picture on the pile
     reach = int(48 * depth)
     if arm == "left":
         img[42:54, 0:reach] = (80, 130, 200)
@@ -113,6 +113,23 @@ def test_the_last_players_arm_going_back_is_not_taken_for_the_next_player() -> N
     # that arm stays over the pile while the next card lands under it, unseen arm and all
     t = _watch(w, [_frame("bottom", 1.0, card=1), _frame("bottom", 0.7, card=1), _frame(card=1)], t)
     assert w.reach_before(t, since=played_at) is None  # nobody named, rather than the wrong child
+
+
+def test_the_same_player_drawing_back_and_reaching_in_again_for_a_second_card_is_named() -> None:
+    """A player who plays twice running (a STOP with two players, a run) draws back short
+    of the pile and reaches in again: the second reach is theirs, not the first card's
+    arm going back (tuning videos 1012 and 1023 named nobody for such a card)."""
+    w = ArmWatcher()
+    w.pile = (0.5, 0.5)
+    t = _watch(w, [_frame()] * 4 + [_frame("bottom", 0.5), _frame("bottom", 1.0), _frame("bottom", 1.0, card=1)], 0.0)
+    played_at = t - 0.1
+    first = w.reach_before(played_at)
+    assert first is not None and angle_gap(first.angle, 90) < 15
+    # the arm draws back short of the pile (never off the table), reaches in again, lays another card
+    t = _watch(w, [_frame("bottom", 0.3, card=1), _frame("bottom", 0.6, card=1), _frame("bottom", 1.0, card=2),
+                   _frame(card=2)], t)
+    reach = w.reach_before(t, since=played_at)
+    assert reach is not None and angle_gap(reach.angle, 90) < 15 and reach.confidence >= SEAT_SURE
 
 
 def test_a_region_along_most_of_the_pictures_edge_is_never_a_sure_seat_the_other_way() -> None:

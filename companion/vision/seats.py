@@ -268,9 +268,14 @@ class ArmWatcher:
         # (an arm there all along since that card, in its direction); if it is the only arm
         # seen, the player's own arm was not seen and nobody is named
         if self._last_angle is not None and since is not None:
-            lead, prev_t = 0, since
+            lead, prev_t, low = 0, since, 0
             while (lead < len(recent) and recent[lead].t - prev_t <= gap_s and recent[lead].depth >= AWAY
                    and angle_gap(recent[lead].angle, self._last_angle) <= AGREE_DEG):
+                if recent[lead].depth < recent[low].depth:
+                    low = lead
+                elif _reached_again(recent[low].depth, recent[lead].depth):
+                    lead = low + 1  # the same player's arm went back and came in again: a new reach
+                    break
                 prev_t, lead = recent[lead].t, lead + 1
             recent = recent[lead:]
         # episodes: unbroken runs of frames with an arm in view (an arm that hovered and
@@ -312,6 +317,13 @@ class ArmWatcher:
         deepest = max(f.depth for f, _ in cluster)
         self._last_angle = angle
         return Reach(angle, float(share * tight * count * min(1.0, strength + 0.3)), deepest)
+
+
+def _reached_again(low: float, depth: float) -> bool:
+    """An arm that had drawn back from the pile (its depth fell to ``low``, short of
+    it) and now reaches over it again: the same player playing a second card, not
+    the last card's arm on its way back (that one only goes away)."""
+    return low < NEAR_PILE <= depth and depth - low >= SHORT_OF
 
 
 def _cleaned(moving: np.ndarray) -> np.ndarray:
