@@ -339,3 +339,46 @@ def test_the_pattern_hidden_is_measured_as_a_share_so_a_dimmer_lamp_hides_nothin
     assert not w._texture_lost(small(dim)).any()
     hidden = w._texture_lost(small(_patterned(40)))
     assert hidden[70:96, 45:51].all() and not hidden[:, :30].any() and not hidden[:, 66:].any()
+
+
+def _sleeve_frame(sleeve: int, hand: bool) -> "np.ndarray":
+    """A plain grey table (110) with the pile in the middle and an arm in from the left:
+    a sleeve ``sleeve`` grey levels off the table, and (``hand``) a hand plain to see
+    over the pile's edge."""
+    import numpy as np
+
+    img = np.full((96, 96, 3), 110, np.uint8)
+    img[34:62, 38:58] = 230
+    img[42:54, 0:34] = 110 + sleeve
+    if hand:
+        img[40:56, 30:46] = (60, 130, 200)
+    return img
+
+
+def test_a_sleeve_a_shade_off_the_table_is_joined_to_the_hand_it_carries() -> None:
+    """A sleeve 22 grey levels off a plain table is under the colour threshold (28): the
+    hand alone touches no edge and was no arm. Seen faintly where it joins the hand, the
+    arm is found coming from the left; a faint sleeve with no hand is still nothing."""
+    w = ArmWatcher()
+    w.pile = (0.5, 0.5)
+    _watch(w, [_sleeve_frame(0, hand=False)] * 4, 0.0)
+    reach = w.update(_sleeve_frame(22, hand=True), 0.4)
+    assert reach is not None and angle_gap(reach.angle, 180) < 15
+    assert w.seen[-1].faint
+    w = ArmWatcher()
+    w.pile = (0.5, 0.5)
+    _watch(w, [_sleeve_frame(0, hand=False)] * 4, 0.0)
+    assert w.update(_sleeve_frame(22, hand=False), 0.4) is None
+
+
+def test_a_faint_arm_names_nobody_where_a_clearly_seen_arm_came_to_the_pile() -> None:
+    """Grown faintly, two arms with the pile between them can become one region pointing
+    between them: within a visit, the frames with a clearly seen arm decide."""
+    from companion.vision.seats import _Seen
+
+    w = ArmWatcher()
+    w.pile = (0.5, 0.5)
+    w.seen.extend([_Seen(1.0, 180.0, 0.9, 0.95), _Seen(1.1, 180.0, 1.0, 0.95),
+                   _Seen(1.2, 100.0, 1.0, 0.95, faint=True), _Seen(1.3, 110.0, 1.0, 0.95, faint=True)])
+    reach = w.reach_before(1.35)
+    assert reach is not None and angle_gap(reach.angle, 180) < 10
