@@ -103,6 +103,21 @@ def test_a_hand_that_only_hovers_after_the_play_is_not_taken_for_the_player() ->
     assert reach is not None and angle_gap(reach.angle, 180) < 15 and reach.confidence >= SEAT_SURE
 
 
+def test_a_hand_hovering_on_the_heels_of_a_same_face_copy_is_not_its_player() -> None:
+    """A copy of the same face is read only after another hand has come and gone over
+    it, with no arm-free view of the pile between the two visits: judged from before
+    the first visit, the hovering hand seemed to change the pile too (tuning video 1070
+    named it). Judged again from after the first visit, it changed nothing."""
+    w = ArmWatcher()
+    w.pile = (0.5, 0.5)
+    t = _watch(w, [_frame(card=1)] * 4, 0.0)
+    t = _watch(w, [_frame("left", 0.5, card=1), _frame("left", 1.0, card=1), _frame("left", 1.0, card=2),
+                   _frame("left", 0.1, card=2), _frame("top", 0.6, card=2), _frame("top", 1.0, card=2),
+                   _frame("top", 1.0, card=2), _frame("top", 0.1, card=2)] + [_frame(card=2)] * 3, t)
+    reach = w.reach_before(t, same_face=True)
+    assert reach is not None and angle_gap(reach.angle, 180) < 15 and reach.confidence >= SEAT_SURE
+
+
 def test_the_last_players_arm_going_back_is_not_taken_for_the_next_player() -> None:
     w = ArmWatcher()
     w.pile = (0.5, 0.5)

@@ -70,6 +70,9 @@ class Reach:
     depth: float  # how close the arm came to the pile (1: over its centre)
 
 
+_View = tuple[float, bool, np.ndarray]  # (t, an arm over the pile, the pile's picture)
+
+
 @dataclass(frozen=True, slots=True)
 class _Seen:
     t: float
@@ -107,7 +110,7 @@ class ArmWatcher:
         self._prev: np.ndarray | None = None
         self._steady = np.zeros((size, size), np.int32)  # frames each pixel has not changed
         self._window: np.ndarray | None = None
-        self._views: deque[tuple[float, bool, np.ndarray]] = deque()  # (t, an arm over the pile, the pile)
+        self._views: deque[_View] = deque()
         self._last_angle: float | None = None  # the direction of the last reach named
 
     def update(self, image: np.ndarray, t: float) -> Reach | None:
@@ -201,20 +204,18 @@ class ArmWatcher:
         """How much the pile changed across an arm's visit from ``t0`` to ``t1`` (0: the same
         picture, 1: unrelated), from the last arm-free view before to the first after;
         None when either is missing. A hand that only hovered leaves it as it was."""
+        around = self._clear_around(t0, t1)
+        return None if around is None else _change(around[0][2], around[1][2])
+
+    def _clear_around(self, t0: float, t1: float) -> tuple[_View, _View] | None:
+        """The last arm-free view of the pile before ``t0`` and the first after ``t1``."""
         # a frame apart from the visit either side: an arm coming or going blurs and shades
         # the pile's edge where its outline was not found
         # (when there is one: the card may be read before the second frame after)
         clear = [v for v in self._views if not v[1]]
         before = [v for v in clear if v[0] < t0 - 0.15] or [v for v in clear if v[0] < t0]
         after = [v for v in clear if v[0] > t1 + 0.15] or [v for v in clear if v[0] > t1]
-        if not before or not after:
-            return None
-        a, b = before[-1][2], after[0][2]
-        a, b = a - a.mean(), b - b.mean()
-        den = float(np.sqrt((a * a).sum() * (b * b).sum()))
-        if den < 1e-6:
-            return None
-        return float(max(0.0, 1.0 - (a * b).sum() / den))
+        return (before[-1], after[0]) if before and after else None
 
     def _centre(self) -> tuple[float, float]:
         n = self.size
@@ -308,6 +309,14 @@ class ArmWatcher:
         # a hand that reached over the pile and left it as it was played nothing (it only
         # delayed the card's reading): the player is the last arm that changed the pile
         played = [(f, span) for f, span in visits if _at_least(self.pile_moved(*span), HOVER_MOVED)]
+        # a visit that came on the heels of another is judged from before that one too, so
+        # the other's card counts as its change: judged again from after the other, a hand
+        # that only hovered over the card just laid (a same-face copy, read late) is no player
+        if len(played) >= 2:
+            last, prev = self._clear_around(*played[-1][1]), self._clear_around(*played[-2][1])
+            if last is not None and prev is not None and prev[1][0] > last[0][0] and \
+                    not _at_least(_change(prev[1][2], last[1][2]), HOVER_MOVED):
+                played = played[:-1]
         visits = played or visits
         # a reach that left the pile long before the card was first read put down another
         # card (one like the one before, missed), or none: nobody is named from it (a card
@@ -335,6 +344,16 @@ class ArmWatcher:
         deepest = max(f.depth for f, _ in cluster)
         self._last_angle = angle
         return Reach(angle, float(share * tight * count * min(1.0, strength + 0.3)), deepest)
+
+
+def _change(a: np.ndarray, b: np.ndarray) -> float | None:
+    """How unlike two views of the pile are (0: the same picture, 1: unrelated); None
+    for a view with nothing in it."""
+    a, b = a - a.mean(), b - b.mean()
+    den = float(np.sqrt((a * a).sum() * (b * b).sum()))
+    if den < 1e-6:
+        return None
+    return float(max(0.0, 1.0 - (a * b).sum() / den))
 
 
 def _reached_again(low: float, depth: float) -> bool:
