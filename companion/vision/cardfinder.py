@@ -474,9 +474,10 @@ def snap_to_edges(image: np.ndarray, quad: np.ndarray, reach: float = 0.04, samp
     angles do not count; tuning seeds 4242 and 6161: 191 -> 192 and 192 -> 193 of
     200 cut out, against the edge's full strength), two candidates are found: the
     strongest edge, and the outermost edge nearly as strong (a frame printed just
-    inside the border is often stronger than the border against a pale table). Each is refitted as a line (robustly), and the outer one is kept
-    when it is as straight as the strongest; neighbouring sides meet at the new
-    corners, and a result that no longer looks like a card is not used."""
+    inside the border is often stronger than the border against a pale table). Each
+    is refitted as a line (robustly), and the outer one is kept when it is as
+    straight as the strongest; neighbouring sides meet at the new corners, and a
+    result that no longer looks like a card is not used."""
     h, w = image.shape[:2]
     grads = _gradients(image)
     size = float(np.linalg.norm(quad[2] - quad[0]))
