@@ -16,8 +16,11 @@ consistent the frames were and how deep the arm reached). What fooled it before,
 each now handled: a shaking camera over a checked cloth (the table is followed by
 phase correlation), the last player's arm still going back when the next card
 lands, a hand that reaches over the pile and changes nothing (its visit is
-compared with the pile before and after), another hand that stops short, and the
-card just put down bending the arm's outline for a frame or two.
+compared with the pile before and after, and again from after a visit just before
+it), another hand that stops short, the card just put down bending the arm's
+outline for a frame or two, the same player drawing back and reaching in again for
+a second card, and a sleeve the colour of the table (the texture it hides, or a
+fainter colour difference joined to the hand it carries).
 
 :class:`SeatMap` turns an angle into a seat: seats are angles around the pile,
 evenly spread by default or calibrated from each player's reach; a reach
