@@ -141,18 +141,18 @@ class ArmWatcher:
         coloured = diff > self.threshold
         seen = coloured | self._texture_lost(small)
         arm, arms = self._arm(_cleaned(seen))
+        # The hidden texture (and a faint arm, below) only names seats. Learning the table
+        # and the tracker's "no arm in view" (a card laid unseen) go by the colour alone, as
+        # before it: with the texture, the table was not learnt under a sleeve resting at the
+        # picture's edge, and its outline, left in the learnt table as a band of texture the
+        # frame no longer had, held an "arm" in view for half a second after the arm had gone
+        # (3 same-face copies lost on the tuning videos, none with the colour alone).
+        self.colour_mask, colour_arms = (None, None) if arm is None else self._arm(_cleaned(coloured))
         faint = False
         if arm is None:  # a sleeve a shade off the table's colour, joining the hand to the edge
             arm, arms = self._arm(_cleaned(_grown(seen, diff > self.threshold * FAINT)))
             faint = arm is not None
         self.last_mask = arm
-        # The hidden texture only names seats. Learning the table and the tracker's "no arm
-        # in view" (a card laid unseen) go by the colour alone, as before it: with the
-        # texture, the table was not learnt under a sleeve resting at the picture's edge,
-        # and its outline, left in the learnt table as a band of texture the frame no
-        # longer had, held an "arm" in view for half a second after the arm had gone
-        # (3 same-face copies lost on the tuning videos, none with the colour alone).
-        self.colour_mask, colour_arms = (None, None) if arm is None else self._arm(_cleaned(coloured))
         # learn the table wherever no arm is (a new card in the middle is table now, and
         # drifting light is followed); never under an arm, the playing one or another
         still = np.ones_like(coloured) if colour_arms is None else \
