@@ -397,3 +397,52 @@ def test_a_faint_arm_names_nobody_where_a_clearly_seen_arm_came_to_the_pile() ->
                    _Seen(1.2, 100.0, 1.0, 0.95, faint=True), _Seen(1.3, 110.0, 1.0, 0.95, faint=True)])
     reach = w.reach_before(1.35)
     assert reach is not None and angle_gap(reach.angle, 180) < 10
+
+
+def test_an_arm_resting_over_the_pile_while_the_light_rises_leaves_no_ghost_behind() -> None:
+    """An arm that rests still over the pile for 0.7 s, the camera's exposure stepping up
+    10% a frame in the last three, then goes. The table it hid was not learnt under it
+    (a still sleeve learnt as table came back as a ghost arm when it left) and has
+    followed the light (a stale table under it, 36 levels off, was an arm too). A ghost
+    touching the edge was taken for the next player's arm (open TAKI video 90015 named
+    the wrong player); here the next player, from the left, is named alone."""
+    import numpy as np
+
+    def lit(img: np.ndarray, gain: float) -> np.ndarray:
+        return np.clip(img.astype(np.float32) * gain, 0, 255).astype(np.uint8)
+
+    w = ArmWatcher()
+    w.pile = (0.5, 0.5)
+    t = _watch(w, [_frame()] * 4 + [_frame("bottom", 0.5), _frame("bottom", 1.0)], 0.0)
+    for gain in (1.0, 1.0, 1.0, 1.0, 1.1, 1.21, 1.331):  # resting over the pile, the new card under it
+        t = _watch(w, [lit(_frame("bottom", 1.0, card=1), gain)], t)
+    played_at = t
+    t = _watch(w, [lit(_frame("bottom", 0.4, card=1), gain)], t)
+    ghost = []
+    for _ in range(3):  # gone: the table where it was is plain table again
+        t = _watch(w, [lit(_frame(card=1), gain)], t)
+        ghost.append(w.last_mask is not None)
+    assert not any(ghost)
+    t = _watch(w, [lit(_frame("left", 0.5, card=1), gain), lit(_frame("left", 1.0, card=1), gain),
+                   lit(_frame("left", 1.0, card=2), gain), lit(_frame(card=2), gain)], t)
+    reach = w.reach_before(t, since=played_at)
+    assert reach is not None and angle_gap(reach.angle, 180) < 15 and reach.confidence >= SEAT_SURE
+
+
+def test_two_hands_at_the_pile_in_one_visit_name_nobody() -> None:
+    """The player's hand (a sleeve the table's colour) is seen over the pile a frame
+    before and a frame after another player's arm, which reached in over the card at
+    the same time and held still there (tuning video 1051, 4 seats, named the other
+    player). Two arms at the pile in one visit: unsure, so the turn order decides."""
+    from companion.vision.seats import _Seen
+
+    w = ArmWatcher()
+    w.pile = (0.5, 0.5)
+    w.seen.extend([_Seen(0.5, 94.0, 0.71, 1.0), _Seen(0.6, 251.0, 1.0, 0.74), _Seen(0.7, 263.0, 1.0, 0.91),
+                   _Seen(0.8, 263.0, 1.0, 0.93), _Seen(0.9, 97.0, 1.0, 1.0)])
+    assert SeatMap.evenly(4).seat_for(w.reach_before(1.0))[1] < SEAT_SURE
+    w = ArmWatcher()  # the same arm alone is named
+    w.pile = (0.5, 0.5)
+    w.seen.extend([_Seen(0.6, 251.0, 1.0, 0.74), _Seen(0.7, 263.0, 1.0, 0.91), _Seen(0.8, 263.0, 1.0, 0.93)])
+    seat, sure = SeatMap.evenly(4).seat_for(w.reach_before(1.0))
+    assert seat == 2 and sure >= SEAT_SURE
