@@ -47,6 +47,15 @@ def test_one_frame_flicker_never_plays() -> None:
     assert _played(_run(LeadingCardTracker(), _still(len(dets)), dets)) == [(2, "R5")]
 
 
+def test_a_card_read_through_two_misreads_running_is_still_played() -> None:
+    """The pile is in clear view for six frames between two hands: the new card read,
+    then misread twice running (a glare), then read twice more. It was lost (3 of the last
+    4 readings never agreed; open TAKI video 90019 lost the card turned up first)."""
+    r3, misreads = [Detection(C("R3"), 0.9, BOX)], [[Detection(C("+3"), 0.9, BOX)], [Detection(C("BSTOP"), 0.9, BOX)]]
+    dets = [[Detection(C("R5"), 0.9, BOX)]] * 4 + [r3, r3] + misreads + [r3, r3]
+    assert _played(_run(LeadingCardTracker(), _still(len(dets)), dets)) == [(2, "R5"), (8, "R3")]
+
+
 def test_low_confidence_never_plays() -> None:
     dets = [[Detection(C("R5"), 0.3, BOX)]] * 10
     assert _played(_run(LeadingCardTracker(), _still(10), dets)) == []
