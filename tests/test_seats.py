@@ -446,3 +446,39 @@ def test_two_hands_at_the_pile_in_one_visit_name_nobody() -> None:
     w.seen.extend([_Seen(0.6, 251.0, 1.0, 0.74), _Seen(0.7, 263.0, 1.0, 0.91), _Seen(0.8, 263.0, 1.0, 0.93)])
     seat, sure = SeatMap.evenly(4).seat_for(w.reach_before(1.0))
     assert seat == 2 and sure >= SEAT_SURE
+
+
+def test_a_person_overrides_a_seat_the_camera_got_wrong_and_the_journal_keeps_both(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The camera names Noa for a red 7 while it is Dana's turn: refused ("It is Dana's
+    turn"), the card to be taken back. It was Dana's (her sleeve was the table's colour,
+    another hand was over the pile): "Who played that?" offers every player, and Dana's
+    name puts the card down as hers. The journal keeps the refusal and the play, and a
+    resumed game is the same. Taken back instead, nobody is asked."""
+    from companion.referee.session import TableSession
+    from companion.store.journal import Journal, replay
+    from companion.vision.tracker import TrackEvent, TrackKind
+
+    from_noa = TrackEvent(TrackKind.PLAYED, 2.0, C("R7"), 0.9, None, Reach(330.0, 1.0, 1.0))
+    with Journal(tmp_path / "j.db") as j:
+        s = TableSession(Referee.start(["Dana", "Omer", "Noa"], journal=j), seat_map=SeatMap.evenly(3))
+        s.card_seen(C("R5"), 1.0)
+        step = s.card_seen(C("R7"), 2.0, s.seat_of(from_noa))
+        assert step is not None and not step.legal and "It is Dana's turn" in step.rulings[0].text
+        q = s.referee.question
+        assert q is not None and q.card == C("R7") and q.seats == (0, 1, 2)
+        step = s.tap("answer", 0)  # a person: it was Dana's
+        assert step is not None and step.legal and s.status == ""
+        st = s.referee.state
+        assert st.top == C("R7") and st.counts == (7, 8, 8) and st.to_move == 1
+        entries = list(j.entries(s.referee.game_id))
+        assert [(e.event.card.code, e.event.seat, e.refused) for e in entries[-2:]] == [("R7", 2, True), ("R7", None, False)]
+        assert replay(j, s.referee.game_id).state == st
+        resumed = Referee.resume(j)
+        assert resumed is not None and resumed.state == st
+
+    s = TableSession(Referee(new_game(["Dana", "Omer", "Noa"])), seat_map=SeatMap.evenly(3))
+    s.card_seen(C("R5"))
+    s.card_seen(C("R7"), None, s.seat_of(from_noa))
+    assert s.referee.question is not None
+    s.card_seen(C("R5"))  # Noa took it back: the pile shows the red 5 again
+    assert s.referee.question is None and s.referee.state.top == C("R5") and s.referee.state.to_move == 0

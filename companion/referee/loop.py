@@ -42,9 +42,15 @@ class RefereeError(Exception):
     """Asked to do something the referee cannot (e.g. undo with nothing to undo)."""
 
 
+#: The question left open after a card refused as played out of turn (the kiosk's
+#: "Who played that?"): the same words as its button, so they are translated alike.
+WHO_PLAYED_THAT = "Who played that?"
+
+
 @dataclass(frozen=True, slots=True)
 class Question:
-    """The referee needs a person: who played this card (an out-of-turn Breaker)?"""
+    """The referee needs a person: who played this card (an out-of-turn Breaker, or a
+    card refused as played out of turn that the camera may have got wrong)?"""
 
     card: Card
     seats: tuple[int, ...]
@@ -194,7 +200,12 @@ class Referee:
             if ended.legal and ended.state.to_move == seat:  # the next player went on with the run
                 self.submit(EndTurn(), t)
                 return self.submit(Play(card), t)
-        return self.submit(Play(card, seat), t)
+        step = self.submit(Play(card, seat), t)
+        if not step.legal:
+            # a person may know better than the camera: "Who played that?" offers every
+            # player, and the name of the player to move puts the card down as theirs
+            self.question = Question(card, tuple(range(s.n_players)), WHO_PLAYED_THAT)
+        return step
 
     def last_card_event(self) -> Play | Reveal | None:
         """The last kept event, when it put a card down: what 'Fix the card' corrects."""

@@ -302,7 +302,12 @@ class TableSession:
             if action == "correct":
                 return r.correct(_seat(args, 0, r.state.n_players), _whole(args, 1, "count"))
             if action == "answer":
-                return r.answer(_seat(args, 0, r.state.n_players))
+                step = r.answer(_seat(args, 0, r.state.n_players))
+                if step.legal and self._takeback is not None:  # a person overrode the camera's seat
+                    self._takeback, self.status = None, ""
+                    if self.on_change:
+                        self.on_change()
+                return step
             if not isinstance(action, str) or action not in _PLAIN_TAPS:
                 raise RefereeError(f"no button does {action!r}")
             return getattr(r, action)()  # type: ignore[no-any-return]
@@ -360,6 +365,7 @@ class TableSession:
     def card_seen(self, card: Card, t: float | None = None, seat: int | None = None) -> Step | Question | None:
         if self._takeback is not None and card == self.referee.state.top:
             self._takeback = None
+            self.referee.question = None  # taken back: nobody is asked who played it
             self.status = self._words(THANKS, card=card)
             if self.on_change:
                 self.on_change()
