@@ -200,22 +200,20 @@ class ArmWatcher:
         """The light's change since the learnt table: the median ratio of the frame's
         brightness to the table's, an arm covering less than half the picture."""
         assert self.background is not None
-        grey = (lambda a: a[::2, ::2].mean(axis=2) if a.ndim == 3 else a[::2, ::2])  # every 4th pixel will do
-        table = grey(self.background)
+        table = _grey(self.background[::2, ::2])  # every 4th pixel will do
         lit = table > 24  # dark pixels are mostly noise
         if lit.sum() < table.size // 4:
             return 1.0
-        return float(np.clip(np.median(grey(small)[lit] / table[lit]), 1 / GAIN_MAX, GAIN_MAX))
+        return float(np.clip(np.median(_grey(small[::2, ::2])[lit] / table[lit]), 1 / GAIN_MAX, GAIN_MAX))
 
     def _shake(self, small: np.ndarray) -> tuple[float, float]:
         """The camera's small shift since the learnt table (pixels), by phase correlation;
         nothing when the match is weak or the shift too large to be a shake."""
         assert self.background is not None
-        grey = (lambda a: a.mean(axis=2) if a.ndim == 3 else a)
         if self._window is None:
             self._window = cv2.createHanningWindow((self.size, self.size), cv2.CV_64F)
-        (dx, dy), response = cv2.phaseCorrelate(grey(self.background).astype(np.float64),
-                                                grey(small).astype(np.float64), self._window)
+        (dx, dy), response = cv2.phaseCorrelate(_grey(self.background).astype(np.float64),
+                                                _grey(small).astype(np.float64), self._window)
         if response < 0.1 or math.hypot(dx, dy) > MAX_SHAKE * self.size or math.hypot(dx, dy) < 0.05:
             return 0.0, 0.0
         return float(dx), float(dy)
@@ -226,7 +224,7 @@ class ArmWatcher:
         r = int(n * 0.12)
         x0, y0 = int(min(max(cx - r, 0), n - 2 * r)), int(min(max(cy - r, 0), n - 2 * r))
         patch = small[y0:y0 + 2 * r, x0:x0 + 2 * r]
-        patch = (patch.mean(axis=2) if patch.ndim == 3 else patch).astype(np.float32)
+        patch = _grey(patch).astype(np.float32)
         return cv2.GaussianBlur(patch, (0, 0), PATCH_BLUR)  # the camera's shake moves sharp edges
 
     def pile_moved(self, t0: float, t1: float) -> float | None:
@@ -414,9 +412,14 @@ def _cleaned(moving: np.ndarray) -> np.ndarray:
     return cv2.morphologyEx(m, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
 
 
+def _grey(a: np.ndarray) -> np.ndarray:
+    """A colour picture's mean over its channels (a grey one as it is)."""
+    return a.mean(axis=2) if a.ndim == 3 else a
+
+
 def _texture(small: np.ndarray) -> np.ndarray:
     """Local texture: the grey picture's gradient magnitude, averaged over a few pixels."""
-    grey = (small.mean(axis=2) if small.ndim == 3 else small).astype(np.float32)
+    grey = _grey(small).astype(np.float32)
     gx, gy = cv2.Sobel(grey, cv2.CV_32F, 1, 0), cv2.Sobel(grey, cv2.CV_32F, 0, 1)
     return cv2.GaussianBlur(cv2.magnitude(gx, gy), (0, 0), 1.5)
 
