@@ -22,10 +22,11 @@ ROOT = Path(__file__).resolve().parent.parent
 needs_x = pytest.mark.skipif(shutil.which("xvfb-run") is None, reason="xvfb is installed by .ci/run")
 
 
-def run_app(tmp: Path, *args: str, seconds: float) -> tuple[dict, np.ndarray]:  # type: ignore[type-arg]
+def run_app(tmp: Path, *args: str, seconds: float,
+            size: str = "1280x800") -> tuple[dict, np.ndarray]:  # type: ignore[type-arg]
     env = {**os.environ, "PYTHONPATH": str(ROOT), "KIVY_HOME": str(tmp / "kivy")}
     cmd = ["xvfb-run", "-a", "-s", "-screen 0 1280x800x24", sys.executable, "-m", "companion.cli",
-           "--windowed", "--size", "1280x800", "--mute", "--journal", str(tmp / "j.db"),
+           "--windowed", "--size", size, "--mute", "--journal", str(tmp / "j.db"),
            "--exit-after", str(seconds), "--screenshot", str(tmp / "shot.png"), "--dump", str(tmp / "dump.json"),
            *args]
     out = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=240)
@@ -389,3 +390,42 @@ def test_a_kiosk_joins_an_event_from_the_setup_screen(tmp_path: Path) -> None:
     dump, _ = run_app(tmp_path, "--new-game", "--no-camera", "--ui-script", good, seconds=4.5)
     assert "Board offline since" in dump["status"]
     assert (tmp_path / "j.db.board").exists()
+
+
+@needs_x
+@pytest.mark.parametrize("screen,lang", [("table", "en"), ("setup", "gd"), ("enrol", "en")])
+def test_every_text_fits_its_box_on_the_pis_800x480_screen(tmp_path: Path, screen: str, lang: str) -> None:
+    """The Raspberry Pi's own touchscreen is 800x480: no label or button text spills out
+    of its box or breaks a word ("Everyo / ne drew" did), in English or in Gaelic's longer
+    words; the setup form scrolls instead of piling the house rules on one another."""
+    args = {"table": ("--demo",), "setup": ("--new-game", "--no-camera"),
+            "enrol": ("--enrol", "--no-camera")}[screen]
+    dump, shot = run_app(tmp_path, *args, "--language", lang, seconds=8 if screen == "table" else 3,
+                         size="800x480")
+    assert dump.get("screen", "table") == screen and dump["window"] == [800, 480]
+    assert dump["overflowing"] == [], dump["overflowing"]
+    if screen == "setup":
+        rows = sorted(dump["rule_rows"], key=lambda r: (r[0], -r[1]))
+        assert len(rows) == 11 and all(r[3] >= 30 for r in rows)
+        for a, b in zip(rows, rows[1:]):  # rows of one column lie apart
+            assert a[0] != b[0] or a[1] >= b[1] + b[3], (a, b)
+        x, y, w, h = dump["start_rect"]
+        assert 0 <= x and x + w <= 800 and 0 <= y and y + h <= 480  # "Start the game" stays in view
+    if screen == "table":
+        read = ocr(crop(shot, dump["turn_rect"], dump["window"]), tmp_path)  # the turn, whole, on screen
+        assert dump["turn"].split("'")[0] in read and read.strip().endswith("turn"), read
+
+
+@needs_x
+def test_who_played_that_shows_the_card_in_question_and_every_player(tmp_path: Path) -> None:
+    """A card the camera saw laid from the wrong seat is refused; "Who played that?"
+    shows that card (by name, not the title again) and a button per player."""
+    script = _script(tmp_path, [[1.0, "enter_card"], [1.5, "pick", "R5"], [2.0, "seen_from_next", "R7"],
+                                [2.5, "ask_who"]])
+    dump, _ = run_app(tmp_path, "--no-camera", "--players", "Dana,Omer,Noa", "--ui-script", script, seconds=3.5,
+                      size="800x480")
+    (popup,) = dump["popups"]
+    assert popup["title"] == "Who played that?"
+    assert "Red 7" in popup["texts"] and "Who played that?" not in popup["texts"], popup["texts"]
+    assert {"Dana", "Omer", "Noa"} <= set(popup["texts"])
+    assert dump["overflowing"] == [], dump["overflowing"]

@@ -21,6 +21,7 @@ from kivy.core.window import Window
 from kivy.graphics import Color as GColor, Ellipse, Line, Rectangle, Triangle
 from kivy.graphics.texture import Texture
 from kivy.lang import Builder
+from kivy.metrics import sp
 from kivy.properties import ListProperty
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.button import Button
@@ -35,7 +36,9 @@ from ..referee import Question
 from ..referee.session import TableSession
 from ..voice.language import Language
 from ..voice.wording import whole_sentence
+from . import fit  # noqa: F401  - registers FitLabel, FitButton, FitToggleButton for the kv files
 from . import labels as L
+from .fit import FitButton, FitLabel
 from .localise import Localiser
 from ..rules import RuleSet
 from ..rules.cards import Card, Color
@@ -170,10 +173,11 @@ class SeatRing(Widget):
             x, y = cx + r * math.cos(ang), cy + r * math.sin(ang)
             stage = f" s{stages[i]}" if stages else ""
             loc = _loc()
-            lab = Label(text=f"{loc.text(name)}\n{loc.plural(L.HOLDS, counts[i])}{stage}", halign="center",
-                        font_size="17sp", font_name=loc.font or "Roboto",
-                        bold=i == to_move, color=(1, 0.9, 0.2, 1) if i == to_move else (1, 1, 1, 1),
-                        size=(r * 1.1, r * 0.6), center=(x, y))
+            lab = FitLabel(text=f"{loc.text(name)}\n{loc.plural(L.HOLDS, counts[i])}{stage}", halign="center",
+                           max_font_size=sp(17), font_name=loc.font or "Roboto", fit_padding=0,
+                           bold=i == to_move, color=(1, 0.9, 0.2, 1) if i == to_move else (1, 1, 1, 1),
+                           size=(r * 1.1, r * 0.6), center=(x, y))
+            lab.fit()  # now, not next frame: the ring is drawn anew on every change
             if i == to_move:
                 with self.canvas.before:
                     GColor(1, 0.85, 0.1, 0.35)
@@ -225,12 +229,22 @@ class TableScreen(Screen):
         q = question or app.session.referee.question
         box = BoxLayout(orientation="vertical", spacing=8, padding=8)
         loc = _loc()
-        box.add_widget(Label(text=loc(q.text) if q else loc(L.NO_OWNER), font_size="22sp"))
+        if q is None:
+            box.add_widget(FitLabel(text=loc(L.NO_OWNER), max_font_size=sp(22)))
+        else:  # the card in question, shown and named (the title already asks who)
+            from kivy.uix.image import Image
+
+            named = loc.words.card(q.card)
+            said = loc(q.text) if q.text != L.WHO_TITLE else loc.text(named[:1].upper() + named[1:])
+            shown = BoxLayout(spacing=8)
+            shown.add_widget(Image(texture=app.face_texture(q.card), fit_mode="contain", size_hint_x=0.3))
+            shown.add_widget(FitLabel(text=said, max_font_size=sp(22), halign="center"))
+            box.add_widget(shown)
         popup = Popup(title=loc(L.WHO_TITLE), content=box, size_hint=(0.7, 0.6))
         if q:
             row = BoxLayout(spacing=6)
             for seat in q.seats:
-                b = Button(text=loc.text(s.names[seat]), font_size="24sp")
+                b = FitButton(text=loc.text(s.names[seat]), max_font_size=sp(24))
                 b.bind(on_release=lambda _b, seat=seat: (self.tap("answer", seat), popup.dismiss()))
                 row.add_widget(b)
             box.add_widget(row)
@@ -390,6 +404,11 @@ class TableScreen(Screen):
             App.get_running_app().start_from_setup()
         elif action == "tap_ring":  # a finger on the seat ring at this angle (degrees, as the camera sees)
             self.ids.ring.tap_angle(float(args[0]))
+        elif action == "seen_from_next":  # the camera reads this card laid from the next player's seat
+            app = App.get_running_app()
+            st = app.session.referee.state
+            app.session.card_seen(Card.from_code(str(args[0])), seat=(st.to_move + 1) % st.n_players)
+            app.refresh()
         elif action == "close":  # the open popups, as their Close/Done buttons do
             from kivy.uix.modalview import ModalView
 
@@ -413,8 +432,8 @@ class SetupScreen(Screen):
             cb = CheckBox(active=getattr(default, name), size_hint_x=0.12)
             self.rule_boxes[name] = cb
             row.add_widget(cb)
-            row.add_widget(Label(text=f"{OPTION_LABELS[name]} ({OPTION_RULES[name]})", font_size="15sp",
-                                 halign="left", text_size=(420, None)))
+            row.add_widget(FitLabel(text=f"{OPTION_LABELS[name]} ({OPTION_RULES[name]})", max_font_size=sp(15),
+                                    halign="left"))
             self.ids.rules.add_widget(row)
         self.ids.board_url.hint_text = "http://laptop:8080"  # an address, the same in every language
         self.show_names()
@@ -678,12 +697,16 @@ class TakiApp(App):
             e = self.root.get_screen("enrol").ids
             worker = getattr(self.controller, "enrolment", None)
             return {"screen": "enrol", "window": [Window.width, Window.height], "prompt": e.prompt.text,
+                    "overflowing": overflowing(self.root.get_screen("enrol")),
                     "message": e.message.text, "counts": e.counts.text, "progress": e.progress.value,
                     "taken": sorted(c.code for c in worker.guide.taken) if worker else [],
                     "out": str(worker.guide.out) if worker else ""}
         if self.root.current == "setup":
-            return {"screen": "setup", "window": [Window.width, Window.height],
-                    "message": self.root.get_screen("setup").ids.message.text}
+            setup = self.root.get_screen("setup")
+            return {"screen": "setup", "window": [Window.width, Window.height], "message": setup.ids.message.text,
+                    "overflowing": overflowing(setup),
+                    "rule_rows": [[*r.to_window(*r.pos), r.width, r.height] for r in setup.ids.rules.children],
+                    "start_rect": [*setup.ids.start.to_window(*setup.ids.start.pos), *setup.ids.start.size]}
         ids = self.root.get_screen("table").ids
 
         def rect(w: Widget) -> list[float]:
@@ -698,6 +721,8 @@ class TakiApp(App):
                        "first_rect": rect(next(iter(picker.buttons.values())))} if shown else None,
             "window": [Window.width, Window.height],
             "popups": [_popup_texts(w) for w in Window.children if isinstance(w, Popup)],
+            "overflowing": overflowing(table) + [t for w in Window.children if isinstance(w, Popup)
+                                                 for t in overflowing(w)],
             "turn": ids.turn.text, "turn_rect": rect(ids.turn),
             "direction": ids.direction.text, "direction_rect": rect(ids.direction),
             "ring_rect": rect(ids.ring), "lead_rect": rect(ids.lead), "lead": ids.lead_name.text,
@@ -742,6 +767,17 @@ def save_screenshot(path: str) -> str:
     if made and made != path:
         Path(made).replace(path)
     return path
+
+
+def overflowing(root: Widget) -> list[str]:
+    """The texts under ``root`` that spill out of their box or break a word (fit.py)."""
+    out, stack = [], [root]
+    while stack:
+        w = stack.pop()
+        stack.extend(w.children)
+        if isinstance(w, Label) and w.opacity > 0 and fit.overflows(w):
+            out.append(w.text)
+    return out
 
 
 def _popup_texts(popup: Popup) -> dict[str, Any]:
