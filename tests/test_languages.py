@@ -206,3 +206,27 @@ def test_compiled_catalogues_match_their_sources() -> None:
         for m in _catalog(lang):
             if m.id and isinstance(m.id, str):
                 assert t.gettext(m.id) == m.string
+
+
+@pytest.mark.parametrize("lang", list(Language), ids=lambda lang: lang.value)
+def test_the_kiosks_font_draws_its_language_and_names_typed_in_latin_letters(lang: Language) -> None:
+    """Kivy draws a label with one font file and no fallback, so the kiosk's font for a
+    language must hold every letter of that language's messages and of a player's
+    name typed on a Latin keyboard (Noto Sans Telugu alone drew "Dana" as four boxes)."""
+    from fontTools.ttLib import TTFont
+
+    from companion.ui.localise import font_for
+
+    path = font_for(lang)
+    if lang is Language.ENGLISH:
+        assert path is None  # Kivy's own Roboto
+        return
+    if path is None:
+        pytest.skip(f"the {lang.name.title()} font comes from the Debian packages .ci/run installs")
+    cmap = TTFont(path).getBestCmap()
+    letters = {ch for m in _catalog(lang) if m.id and m.string
+               for text in ((m.string,) if isinstance(m.string, str) else m.string)
+               for ch in re.sub(r"\{\w+\}", "", text) if ch.isalpha()}
+    letters |= set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789éáíóúèàòñüöäçšđčćž")
+    missing = sorted(ch for ch in letters if ord(ch) not in cmap)
+    assert not missing, (path, missing[:20])

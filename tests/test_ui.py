@@ -429,3 +429,15 @@ def test_who_played_that_shows_the_card_in_question_and_every_player(tmp_path: P
     assert "Red 7" in popup["texts"] and "Who played that?" not in popup["texts"], popup["texts"]
     assert {"Dana", "Omer", "Noa"} <= set(popup["texts"])
     assert dump["overflowing"] == [], dump["overflowing"]
+
+
+@needs_x
+def test_in_telugu_the_players_names_typed_in_latin_letters_are_drawn(tmp_path: Path) -> None:
+    """In Telugu the turn line is "<name> వంతు": a name typed in Latin letters must be
+    drawn, not boxes (the Telugu font had no Latin letters). OCR in English reads it."""
+    script = _script(tmp_path, [[1.0, "enter_card"], [1.5, "pick", "R5"]])
+    dump, shot = run_app(tmp_path, "--no-camera", "--players", "Dana,Omer,Noa", "--language", "te",
+                         "--ui-script", script, seconds=2.5)
+    name = dump["turn"].split()[0]
+    assert name in ("Dana", "Omer", "Noa") and dump["turn"] != name  # the rest is Telugu
+    assert name in ocr(crop(shot, dump["turn_rect"], dump["window"]), tmp_path)

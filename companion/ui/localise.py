@@ -19,12 +19,13 @@ from ..voice.catalog import Words, words
 from ..voice.language import Language
 from .labels import FIXED
 
+_SHIPPED = Path(__file__).resolve().parent.parent / "assets" / "fonts"
 _FONTS = {
     Language.HEBREW: ("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
                       "/usr/share/fonts/truetype/freefont/FreeSans.ttf"),
     Language.URDU: ("/usr/share/fonts/truetype/freefont/FreeSerif.ttf",),
-    Language.TELUGU: ("/usr/share/fonts/truetype/noto/NotoSansTelugu-Regular.ttf",
-                      "/usr/share/fonts/truetype/fonts-telu/Lohit-Telugu.ttf"),
+    # shipped: Noto Sans Telugu alone has no Latin letters, and names are often typed in them (fontmerge.py)
+    Language.TELUGU: (str(_SHIPPED / "NotoSansTeluguLatin-Regular.ttf"),),
     Language.SERBIAN: ("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",),
     Language.GAELIC: ("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",),
 }
