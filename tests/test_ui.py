@@ -432,12 +432,19 @@ def test_who_played_that_shows_the_card_in_question_and_every_player(tmp_path: P
 
 
 @needs_x
-def test_in_telugu_the_players_names_typed_in_latin_letters_are_drawn(tmp_path: Path) -> None:
+def test_in_telugu_letters_are_joined_and_names_typed_in_latin_letters_are_drawn(tmp_path: Path) -> None:
     """In Telugu the turn line is "<name> వంతు": a name typed in Latin letters must be
-    drawn, not boxes (the Telugu font had no Latin letters). OCR in English reads it."""
+    drawn, not boxes (the Telugu font had no Latin letters): OCR in English reads it.
+    Telugu's conjuncts and vowel signs must be shaped ("సవ్యదిశ", not its letters side
+    by side with a virama showing): OCR in Telugu reads the direction back whole."""
     script = _script(tmp_path, [[1.0, "enter_card"], [1.5, "pick", "R5"]])
     dump, shot = run_app(tmp_path, "--no-camera", "--players", "Dana,Omer,Noa", "--language", "te",
                          "--ui-script", script, seconds=2.5)
     name = dump["turn"].split()[0]
     assert name in ("Dana", "Omer", "Noa") and dump["turn"] != name  # the rest is Telugu
     assert name in ocr(crop(shot, dump["turn_rect"], dump["window"]), tmp_path)
+    if not _has_ocr("tel"):
+        pytest.skip("tesseract-ocr-tel is installed by .ci/run")
+    assert dump["direction"] == "సవ్యదిశ (ఎడమ)"
+    read = _ocr_lang(crop(shot, dump["direction_rect"], dump["window"]), tmp_path, "tel")
+    assert read.replace(" ", "") == dump["direction"].replace(" ", ""), read

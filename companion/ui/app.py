@@ -260,8 +260,8 @@ class TableScreen(Screen):
         loc = _loc()
         popup = Popup(title=loc(L.COUNT_TITLE), content=box, size_hint=(0.8, 0.8))
         self._count_fields: dict[int, tuple[TextInput, Button]] = {}
-        note = Label(text=loc(L.COUNT_NOTE), font_size="18sp",
-                     color=(1, 0.85, 0.4, 1), size_hint_y=0.4)
+        note = FitLabel(text=loc(L.COUNT_NOTE), max_font_size=sp(18), halign="center",
+                        color=(1, 0.85, 0.4, 1), size_hint_y=0.4)
         box.add_widget(note)
         for seat, name in enumerate(s.names):
             row = BoxLayout(spacing=6)
@@ -302,14 +302,13 @@ class TableScreen(Screen):
                       / time.strftime("taki-game-%Y%m%d-%H%M%S.db"))
         box = BoxLayout(orientation="vertical", spacing=8, padding=8)
         loc = _loc()
-        note = Label(text=loc(L.UNSAVED_NOTE, problem=problem), font_size="20sp",
-                     halign="center", text_size=(Window.width * 0.7, None))
+        note = FitLabel(text=loc(L.UNSAVED_NOTE, problem=problem), max_font_size=sp(20), halign="center")
         box.add_widget(note)
         path = TextInput(text=default, multiline=False, font_size="20sp", size_hint_y=None, height=48)
         box.add_widget(path)
         row = BoxLayout(spacing=8, size_hint_y=0.5)
-        save, later = Button(text=loc(L.SAVE_THERE), font_size="22sp"), Button(text=loc(L.KEEP_UNSAVED),
-                                                                                font_size="22sp")
+        save = FitButton(text=loc(L.SAVE_THERE), max_font_size=sp(22))
+        later = FitButton(text=loc(L.KEEP_UNSAVED), max_font_size=sp(22))
         popup = Popup(title=loc(L.UNSAVED_TITLE), content=box, size_hint=(0.8, 0.7))
 
         def do_save(_b: Any) -> None:
@@ -337,12 +336,12 @@ class TableScreen(Screen):
         box = BoxLayout(orientation="vertical", spacing=8, padding=8)
         loc = _loc()
         named = loc.words.card(card)
-        box.add_widget(Label(text=loc(L.MISSED_NOTE, card=named), font_size="22sp", halign="center"))
+        box.add_widget(FitLabel(text=loc(L.MISSED_NOTE, card=named), max_font_size=sp(22), halign="center"))
         popup = Popup(title=loc(L.MISSED_TITLE), content=box, size_hint=(0.75, 0.6),
                       auto_dismiss=False)
         row = BoxLayout(spacing=8)
-        only = Button(text=loc(L.ONLY_THE, card=named), font_size="22sp", halign="center")
-        enter = Button(text=loc(L.ONE_BY_ONE), font_size="22sp", halign="center")
+        only = FitButton(text=loc(L.ONLY_THE, card=named), max_font_size=sp(22))
+        enter = FitButton(text=loc(L.ONE_BY_ONE), max_font_size=sp(22))
         only.bind(on_release=lambda _b: (popup.dismiss(), self.tap("only_that")))
         enter.bind(on_release=lambda _b: (popup.dismiss(), self.enter_card()))
         row.add_widget(only)
@@ -683,8 +682,8 @@ class TakiApp(App):
 
         strip.clear_widgets()
         faces = legal_faces(st)
-        strip.add_widget(Label(text=self.loc(L.CAN_PLAY, name=st.names[st.to_move]), font_size="15sp",
-                               size_hint_x=None, width=90, halign="center", font_name=self.loc.font or "Roboto"))
+        strip.add_widget(FitLabel(text=self.loc(L.CAN_PLAY, name=st.names[st.to_move]), max_font_size=sp(15),
+                                  size_hint_x=None, width=90, halign="center", font_name=self.loc.font or "Roboto"))
         for card in faces[:12]:
             strip.add_widget(Image(texture=self.face_texture(card), fit_mode="contain"))
         if len(faces) > 12:

@@ -31,6 +31,37 @@ _FONTS = {
 }
 
 
+#: The script HarfBuzz shapes each language's text as (Kivy's ``font_script_name``). Without
+#: it Telugu's conjuncts and vowel signs were drawn apart ("కార్డు" as its letters one by
+#: one, a virama showing); Hebrew and Urdu arrive shaped and reordered (:func:`shape`).
+_SCRIPTS = {Language.TELUGU: "Telu"}
+
+
+def script_for(lang: Language) -> str:
+    return _SCRIPTS.get(lang, "Latn")
+
+
+def _shape_new_fonts_as(script: str) -> bool:
+    """SDL_ttf's default script for the fonts it opens from now on (``TTF_SetScript``).
+
+    Why: Kivy gives SDL_ttf a label's script only when it draws, but measures the
+    text with the font as it was opened; a Telugu word was measured unshaped and
+    drawn shaped, wider, and its last letter cut off. A font opened after this
+    call measures as it draws. False where SDL_ttf has no HarfBuzz or is not found
+    (the text is then drawn as before)."""
+    import ctypes
+
+    try:
+        with open("/proc/self/maps") as maps:
+            path = next((line.split()[-1] for line in maps if "libSDL2_ttf" in line), None)
+        if path is None:
+            return False
+        tag = int.from_bytes(script.encode("ascii"), "big")  # HB_TAG('T','e','l','u')
+        return int(ctypes.CDLL(path).TTF_SetScript(ctypes.c_int(tag))) == 0
+    except (OSError, AttributeError, ValueError):
+        return False
+
+
 def font_for(lang: Language) -> str | None:
     """A font file with the language's letters, or None for Kivy's own (Roboto)."""
     return next((f for f in _FONTS.get(lang, ()) if Path(f).exists()), None)
@@ -87,6 +118,10 @@ class Localiser:
             _ROBOTO = tuple(LabelBase._fonts[DEFAULT_FONT])  # type: ignore[attr-defined]
         files = (self.font,) * 4 if self.font else _ROBOTO
         LabelBase.register(DEFAULT_FONT, *files)
+        from kivy.uix.label import Label
+
+        Label.font_script_name.defaultvalue = script_for(self.language)  # every label made from now on
+        _shape_new_fonts_as(script_for(self.language))
 
     def dress(self, root: Any) -> None:
         """Every widget under ``root``: its fixed English text translated, the
@@ -108,5 +143,7 @@ class Localiser:
             if w._msgid:
                 w.text = self(w._msgid)
             w.font_name = self.font or w._font
+            if isinstance(w, Label):
+                w.font_script_name = script_for(self.language)
             if w._halign == "left":  # lines of text start on the reading side
                 w.halign = "right" if self.language.right_to_left else "left"

@@ -11,19 +11,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from kivy.metrics import dp
+from kivy.metrics import dp, sp
 from kivy.uix.behaviors import ButtonBehavior
 from kivy.uix.boxlayout import BoxLayout
 from kivy.uix.button import Button
 from kivy.uix.gridlayout import GridLayout
 from kivy.uix.image import Image
-from kivy.uix.label import Label
 from kivy.uix.popup import Popup
 from kivy.uix.scrollview import ScrollView
 
 from ..rules import FACES, legal_faces
 from ..rules.cards import Card
 from ..rules.state import GameState
+from .fit import FitLabel
 
 FACE_W, FACE_H = dp(92), dp(128)  # a finger-sized face, card-shaped
 
@@ -50,7 +50,8 @@ class CardPicker(Popup):  # type: ignore[misc]
         box = BoxLayout(orientation="vertical", spacing=dp(6), padding=dp(6))
         super().__init__(title=title, content=box, size_hint=(0.96, 0.96), title_size="22sp", **kw)
         self.on_pick = on_pick
-        box.add_widget(Label(text=note, font_size="18sp", size_hint_y=None, height=dp(30)))
+        box.add_widget(FitLabel(text=note, max_font_size=sp(18), halign="center", size_hint_y=None,
+                                height=dp(30)))
         order, legal = picker_order(state)
         from kivy.core.window import Window
 
