@@ -230,3 +230,15 @@ def test_the_kiosks_font_draws_its_language_and_names_typed_in_latin_letters(lan
     letters |= set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789éáíóúèàòñüöäçšđčćž")
     missing = sorted(ch for ch in letters if ord(ch) not in cmap)
     assert not missing, (path, missing[:20])
+
+
+def test_a_path_inside_right_to_left_text_stays_whole_and_left_to_right() -> None:
+    """"Saved: /tmp/x.json" in Hebrew: the reordered line keeps the path as typed (it
+    lost its leading slash to the line's far end), and other languages drop the marks."""
+    from companion.ui.localise import left_to_right, shape
+
+    path = "/tmp/out/standings-game1.json"
+    line = shape("נשמר: " + left_to_right(path), Language.HEBREW)
+    assert line.startswith(path + " ") and line.endswith("רמשנ"), line
+    assert shape("Saved: " + left_to_right(path), Language.ENGLISH) == "Saved: " + path
+    assert shape("(שמאלה)", Language.HEBREW) == "(הלאמש)"  # brackets still mirrored

@@ -448,3 +448,21 @@ def test_in_telugu_letters_are_joined_and_names_typed_in_latin_letters_are_drawn
     assert dump["direction"] == "సవ్యదిశ (ఎడమ)"
     read = _ocr_lang(crop(shot, dump["direction_rect"], dump["window"]), tmp_path, "tel")
     assert read.replace(" ", "") == dump["direction"].replace(" ", ""), read
+
+
+@needs_x
+def test_standings_and_their_export_are_in_the_kiosks_language(tmp_path: Path) -> None:
+    """The Standings screen said "8 cards", "stage" and "Standings: saved ..." in English
+    whatever the language; in Serbian it says them in Serbian, and the exported file
+    lists the same lines."""
+    script = _script(tmp_path, [[1.0, "enter_card"], [1.5, "pick", "R5"], [2.0, "standings", "csv"]])
+    dump, _ = run_app(tmp_path, "--no-camera", "--players", "Dana,Omer,Noa", "--language", "sr",
+                      "--export-dir", str(tmp_path / "out"), "--ui-script", script, seconds=3, size="800x480")
+    assert dump["screen"] == "standings"
+    lines = dump["table"].split("\n")
+    assert len(lines) == 3 and all(line.endswith("8 карата") for line in lines), lines
+    assert "cards" not in dump["table"]
+    assert dump["title"].startswith("Сачувано: ") and dump["title"].endswith(".csv")
+    saved = Path(dump["title"].split(": ", 1)[1])
+    assert saved.read_text().split("\n")[:3] == lines
+    assert dump["overflowing"] == [], dump["overflowing"]

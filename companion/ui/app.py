@@ -39,7 +39,7 @@ from ..voice.wording import whole_sentence
 from . import fit  # noqa: F401  - registers FitLabel, FitButton, FitToggleButton for the kv files
 from . import labels as L
 from .fit import FitButton, FitLabel
-from .localise import Localiser
+from .localise import Localiser, left_to_right
 from ..rules import RuleSet
 from ..rules.cards import Card, Color
 from ..rules.options import OPTION_RULES
@@ -408,6 +408,11 @@ class TableScreen(Screen):
             st = app.session.referee.state
             app.session.card_seen(Card.from_code(str(args[0])), seat=(st.to_move + 1) % st.n_players)
             app.refresh()
+        elif action == "standings":  # the Standings button, then Export CSV/JSON when a format is given
+            app = App.get_running_app()
+            app.show_standings()
+            if args:
+                app.export_standings(str(args[0]))
         elif action == "close":  # the open popups, as their Close/Done buttons do
             from kivy.uix.modalview import ModalView
 
@@ -534,11 +539,12 @@ class TakiApp(App):
     def show_standings(self) -> None:
         scr = self.root.get_screen("standings")
         scr.ids.table.text = self.controller.standings_text(self)
+        scr.ids.title.text = self.loc("Standings")  # not the last export's "Saved: ..."
         self.root.current = "standings"
 
     def export_standings(self, fmt: str) -> None:
         path = self.controller.export_standings(self, fmt)
-        self.root.get_screen("standings").ids.title.text = f"Standings: saved {path}"
+        self.root.get_screen("standings").ids.title.text = self.loc(L.SAVED, path=left_to_right(path))
 
     # ------------------------------------------------------------ guided enrolment
 
@@ -700,6 +706,10 @@ class TakiApp(App):
                     "message": e.message.text, "counts": e.counts.text, "progress": e.progress.value,
                     "taken": sorted(c.code for c in worker.guide.taken) if worker else [],
                     "out": str(worker.guide.out) if worker else ""}
+        if self.root.current == "standings":
+            st = self.root.get_screen("standings")
+            return {"screen": "standings", "window": [Window.width, Window.height], "title": st.ids.title.text,
+                    "table": st.ids.table.text, "overflowing": overflowing(st)}
         if self.root.current == "setup":
             setup = self.root.get_screen("setup")
             return {"screen": "setup", "window": [Window.width, Window.height], "message": setup.ids.message.text,

@@ -71,3 +71,9 @@ FIX_TITLE = tr("Not the {card}? Which card was it?")
 FIX_NOTE = tr("Tap the card really on top of the pile: it replaces the misread one.")
 NO_FIX = tr("No card to fix: the last thing that happened was not a card put down.")
 SEAT_PROMPT = tr("Tap the ring where {name} sits, as the camera sees the table.")
+
+# The standings screen
+NO_GAME = tr("No game yet.")
+STAGE = tr("stage {stage}")
+WINNER = tr("winner")
+SAVED = tr("Saved: {path}")

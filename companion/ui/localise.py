@@ -11,6 +11,7 @@ fonts-noto-core; the README's set-up installs them).
 
 from __future__ import annotations
 
+import re
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -67,18 +68,43 @@ def font_for(lang: Language) -> str | None:
     return next((f for f in _FONTS.get(lang, ()) if Path(f).exists()), None)
 
 
+LTR_ISOLATE, END_ISOLATE = "\u2066", "\u2069"
+_FIELD = re.compile(f"{LTR_ISOLATE}(.*?){END_ISOLATE}")
+_SLOT = 0xE000  # private-use characters (strong left-to-right) hold a field's place while a line is reordered
+
+
+def left_to_right(field: str) -> str:
+    """A field (a file's path, an address) kept left to right, whole, inside
+    right-to-left text (:func:`shape`): "/tmp/x.json" inside Hebrew lost its leading
+    slash to the far end of the line."""
+    return f"{LTR_ISOLATE}{field}{END_ISOLATE}"
+
+
 def shape(text: str, lang: Language) -> str:
     """Text in the order and letter forms Kivy must draw: right-to-left lines
-    reordered (each line on its own), Urdu's letters joined."""
-    if not lang.right_to_left or not text:
+    reordered (each line on its own; a :func:`left_to_right` field kept as it is),
+    Urdu's letters joined."""
+    if not text:
         return text
+    if not lang.right_to_left:
+        return _FIELD.sub(r"\1", text)
     from bidi.algorithm import get_display
 
     if lang is Language.URDU:
         import arabic_reshaper
 
         text = arabic_reshaper.reshape(text)
-    return "\n".join(get_display(line, base_dir="R") for line in text.split("\n"))
+    fields: list[str] = []
+
+    def hold(m: re.Match[str]) -> str:
+        fields.append(m.group(1))
+        return chr(_SLOT + len(fields) - 1)
+
+    lines = [get_display(line, base_dir="R") for line in _FIELD.sub(hold, text).split("\n")]
+    out = "\n".join(lines)
+    for i, field in enumerate(fields):
+        out = out.replace(chr(_SLOT + i), field)
+    return out
 
 
 _ROBOTO: tuple[str, ...] | None = None  # Kivy's own default font files, kept to switch back

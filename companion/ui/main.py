@@ -372,21 +372,30 @@ class Controller:
         self.session = s
         app.use_session(s)
 
-    def standings_text(self, app: Any) -> str:
+    def standings_lines(self, app: Any) -> list[str]:
+        """The standings, one line a player, in the kiosk's language (logical order:
+        the screen shapes them, a file keeps them as typed)."""
+        from . import labels as L
+
+        words = app.loc.words
         st = app.session.referee.state if app.session else None
         if st is None:
-            return "No game yet."
+            return [words(L.NO_GAME)]
         tid = None
         if self.journal is not None and app.session.referee.game_id is not None:
             tid = self.journal.game(app.session.referee.game_id).tournament_id
         if tid is not None:
             from ..store.tournament import standings
 
-            rows = standings(self.journal, tid)
-            return "\n".join(f"{r.place:2d}. {r.name:12s} stage {r.stage}  {r.cards:2d} cards"
-                             + ("  WINNER" if r.winner else "") for r in rows)
+            return [f"{r.place:2d}. {r.name}  {words(L.STAGE, stage=r.stage)}  "
+                    f"{words.plural(L.HOLDS, r.cards, digits=True)}" + (f"  {words(L.WINNER)}" if r.winner else "")
+                    for r in standings(self.journal, tid)]
         order = sorted(range(st.n_players), key=lambda i: (st.winner != i, st.counts[i]))
-        return "\n".join(f"{k + 1:2d}. {st.names[i]:12s} {st.counts[i]:2d} cards" for k, i in enumerate(order))
+        return [f"{k + 1:2d}. {st.names[i]}  {words.plural(L.HOLDS, st.counts[i], digits=True)}"
+                + (f"  {words(L.WINNER)}" if st.winner == i else "") for k, i in enumerate(order)]
+
+    def standings_text(self, app: Any) -> str:
+        return "\n".join(app.loc.text(line) for line in self.standings_lines(app))
 
     def export_standings(self, app: Any, fmt: str) -> str:
         from ..store.tournament import standings, to_csv, to_json
@@ -396,7 +405,7 @@ class Controller:
         out.parent.mkdir(parents=True, exist_ok=True)
         tid = self.journal.game(ref.game_id).tournament_id if self.journal and ref.game_id else None
         if tid is None:
-            out.write_text(self.standings_text(app) + "\n")
+            out.write_text("\n".join(self.standings_lines(app)) + "\n")
         else:
             rows = standings(self.journal, tid)
             out.write_text(to_csv(rows) if fmt == "csv" else to_json(rows))
