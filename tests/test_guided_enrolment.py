@@ -154,3 +154,26 @@ def test_the_kiosk_says_when_a_face_was_taken_under_strongly_coloured_light(tmp_
         assert view.finished
         messages.append(view.message)
     assert "coloured" not in messages[0] and "redo it under white light" in messages[1], messages
+
+
+def test_learn_a_deck_speaks_the_kiosks_language(tmp_path: Path) -> None:
+    """The enrolment screen asked "Show the red 7" and gave the card finder's reasons in
+    English whatever the kiosk's language; in Serbian it asks, explains and confirms
+    in Serbian (and says "got it" in Serbian)."""
+    from companion.training.enrol import default_card_finder
+    from companion.training.guided import GuidedEnrolment
+    from companion.voice.catalog import words
+    from companion.voice.language import Language
+
+    said: list[str] = []
+    faces = (Card.from_code("R7"), Card.from_code("KING"))
+    guide = GuidedEnrolment(default_card_finder(), tmp_path / "deck", faces, speak=said.append,
+                            words=words(Language.SERBIAN))
+    assert guide.view().prompt == "Покажи црвена 7"
+    view = guide.feed(np.full((480, 480, 3), 120, np.uint8))  # an empty table
+    assert view.message.startswith("Нема карте у кадру"), view.message
+    assert guide.skip().message == "Прескочено: црвена 7."
+    assert guide.view().prompt == "Покажи Кинг"
+    assert guide.redo().message == "Поново: црвена 7."
+    with pytest.raises(ValueError, match="Ниједна карта"):
+        guide.learn()

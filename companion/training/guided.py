@@ -10,6 +10,7 @@ worker thread, reporting progress, so the screen never freezes.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,7 +21,36 @@ import numpy as np
 from ..rules.cards import FACES, Card, file_stem
 from ..synth.faces import CARD_H, CARD_W
 from ..vision.cardfinder import CardFinder, CardNotFound, warp_card
+from ..voice.catalog import Words, tr, words as words_for
 from .enrol import save_face
+
+# What the screen says, in the kiosk's language (companion/locale).
+SHOW = tr("Show the {card}")
+LEARNT = tr("The deck is learnt.")
+LEARNING = tr("Learning the deck...")
+ALL_DONE = tr("All faces done: {taken} taken, {skipped} skipped. Learn the deck.")
+HOLD = tr("Hold it still...")
+GOT_IT = tr("Got it.")
+GOT = tr("Got the {card}.")
+COLOURED = tr("The light is strongly coloured: its colours may be off (redo it under white light).")
+SKIPPED = tr("Skipped the {card}.")
+AGAIN = tr("Again: the {card}.")
+NONE_TAKEN = tr("No face was taken: show at least one card before learning.")
+FAILED = tr("Learning failed ({error}); the pictures are kept.")
+ROUND = tr("learning the deck's faces (round {done} of {total})")
+CAMERA_ERROR = tr("Camera error ({error}): retrying.")
+#: The card finder's reasons (companion/vision/cardfinder.py) and the learner's steps
+#: (fewshot.py), as they arrive in English, looked up in the catalogue as they are.
+SAID_AS_IS = (
+    tr("no picture from the camera"), tr("no card in view: lay the card face up in the middle of the picture"),
+    tr("two cards in view: show one card at a time"),
+    tr("only part of the card is in view: move it towards the middle"),
+    tr("the card's edges are not clear: try a plainer table or more light"),
+    tr("too blurred: hold the camera (or the card) still"),
+    tr("making pictures of the deck on tables"), tr("learning the deck's faces"), tr("preparing the fast reader"),
+    tr("ready"),
+)
+_ROUND = re.compile(r"learning the deck's faces \(round (\d+) of (\d+)\)")
 
 
 @dataclass(frozen=True)
@@ -46,15 +76,12 @@ class EnrolView:
         return self.done / self.total if self.total else 1.0
 
 
-def spoken_face(card: Card) -> str:
-    return f"the {card.spoken}"
-
-
 class GuidedEnrolment:
     def __init__(self, finder: CardFinder, out: Path, faces: tuple[Card, ...] = FACES, steady_frames: int = 3,
                  still: float = 0.02, speak: Callable[[str], None] | None = None,
-                 size: tuple[int, int] = (CARD_W // 2, CARD_H // 2)) -> None:
+                 size: tuple[int, int] = (CARD_W // 2, CARD_H // 2), words: Words | None = None) -> None:
         self.finder, self.out, self.faces = finder, Path(out), tuple(faces)
+        self.words = words or words_for()  # the kiosk's language (English by default)
         self.steady_frames, self.still, self.speak = steady_frames, still, speak or (lambda text: None)
         self.size = size
         self.i = 0
@@ -76,15 +103,15 @@ class GuidedEnrolment:
         return self.faces[self.i] if self.i < len(self.faces) else None
 
     def view(self, corners: np.ndarray | None = None) -> EnrolView:
-        card = self.wanted
+        card, w = self.wanted, self.words
         if card is not None:
-            prompt = f"Show {spoken_face(card)}"
+            prompt = w(SHOW, card=w.card(card))
         elif self._profile is not None:
-            prompt = "The deck is learnt."
+            prompt = w(LEARNT)
         elif self._learning:
-            prompt = "Learning the deck..."
+            prompt = w(LEARNING)
         else:
-            prompt = f"All faces done: {len(self.taken)} taken, {len(self.skipped)} skipped. Learn the deck."
+            prompt = w(ALL_DONE, taken=len(self.taken), skipped=len(self.skipped))
         return EnrolView(prompt, card, self._message, corners, self._steady >= 1, self.i, len(self.faces),
                          card is None, self._learning, self._learn[0], self._learn[1], self._profile, self._error)
 
@@ -98,24 +125,25 @@ class GuidedEnrolment:
         try:
             found = self.finder.find(image)
         except CardNotFound as e:
-            self._last, self._steady, self._message = None, 0, str(e)[:1].upper() + str(e)[1:]
+            said = self.words(str(e))
+            self._last, self._steady, self._message = None, 0, said[:1].upper() + said[1:]
             return self.view()
         height = float(np.linalg.norm(found.corners[3] - found.corners[0])) or 1.0
         moved = None if self._last is None else float(np.abs(found.corners - self._last).max()) / height
         self._last = found.corners
         if moved is None or moved > self.still:
-            self._steady, self._message = 0, "Hold it still..."
+            self._steady, self._message = 0, self.words(HOLD)
             return self.view(found.corners)
         self._steady += 1
         if self._steady < self.steady_frames:
-            self._message = "Hold it still..."
+            self._message = self.words(HOLD)
             return self.view(found.corners)
         w, h = self.size
         coloured = save_face(self.out / "faces" / f"{file_stem(card)}.png", warp_card(image, found.corners, w, h))
         self.taken[card] = round(found.sharpness, 1)
-        self.speak("Got it.")
-        self._message = f"Got {spoken_face(card)}." + (
-            " The light is strongly coloured: its colours may be off (redo it under white light)." if coloured else "")
+        w = self.words
+        self.speak(w(GOT_IT))
+        self._message = w(GOT, card=w.card(card)) + (" " + w(COLOURED) if coloured else "")
         self._advance()
         return self.view(found.corners)
 
@@ -124,7 +152,7 @@ class GuidedEnrolment:
         card = self.wanted
         if card is not None:
             self.skipped.append(card)
-            self._message = f"Skipped {spoken_face(card)}."
+            self._message = self.words(SKIPPED, card=self.words.card(card))
             self._advance()
         return self.view()
 
@@ -138,7 +166,7 @@ class GuidedEnrolment:
         if card in self.skipped:
             self.skipped.remove(card)
         (self.out / "faces" / f"{file_stem(card)}.png").unlink(missing_ok=True)
-        self._last, self._steady, self._message = None, 0, f"Again: {spoken_face(card)}."
+        self._last, self._steady, self._message = None, 0, self.words(AGAIN, card=self.words.card(card))
         return self.view()
 
     def _advance(self) -> None:
@@ -153,19 +181,20 @@ class GuidedEnrolment:
         from .fewshot import LearnSpec, learn_deck
 
         if not self.taken:
-            self._error = "No face was taken: show at least one card before learning."
+            self._error = self.words(NONE_TAKEN)
             raise ValueError(self._error)
         self._learning, self._error = True, ""
 
         def progress(what: str, share: float) -> None:
-            self._learn = (share, what)
+            at = _ROUND.fullmatch(what)
+            self._learn = (share, self.words(ROUND, done=at[1], total=at[2]) if at else self.words(what))
 
         def work() -> None:
             try:
                 self._profile = learn_deck(self.out / "faces", self.out, name, spec or LearnSpec(), progress,
                                            {c.code: q for c, q in self.taken.items()})
             except Exception as e:  # said on the screen; the faces stay for another try
-                self._error = f"Learning failed ({type(e).__name__}: {e}); the pictures are kept."
+                self._error = self.words(FAILED, error=f"{type(e).__name__}: {e}")
             finally:
                 self._learning = False
                 if on_done:

@@ -572,7 +572,7 @@ class TakiApp(App):
         try:
             worker.guide.learn()  # a worker thread: the screen keeps drawing its progress
         except ValueError as e:
-            self.root.get_screen("enrol").ids.message.text = str(e)
+            self.root.get_screen("enrol").ids.message.text = self.loc.text(str(e))
 
     def _enrol_tick(self) -> None:
         worker = getattr(self.controller, "enrolment", None)
@@ -586,17 +586,19 @@ class TakiApp(App):
                 colour = (60, 220, 60) if view.steady else (0, 200, 255)
                 cv2.polylines(img, [view.corners.astype(np.int32)], True, colour, 5, cv2.LINE_AA)
             show_frame(ids.camera, img)
-        ids.prompt.text = view.prompt
+        loc = self.loc
+        ids.prompt.text = loc.text(view.prompt)
         if view.wanted is not None:
             ids.face.texture = self.face_texture(view.wanted)
         if view.learning or view.profile is not None:
             ids.progress.value = view.learn_share
-            ids.message.text = view.learn_text if view.learning else f"Saved as {view.profile}"
+            ids.message.text = loc.text(view.learn_text, ids.message) if view.learning else \
+                loc(L.SAVED_AS, profile=left_to_right(str(view.profile)))
         else:
             ids.progress.value = view.progress
-            ids.message.text = view.error or view.message
-        ids.counts.text = f"{view.done} of {view.total} faces ({len(worker.guide.taken)} taken, " \
-                          f"{len(worker.guide.skipped)} skipped)"
+            ids.message.text = loc.text(view.error or view.message, ids.message)
+        ids.counts.text = loc(L.FACES_DONE, done=view.done, total=view.total, taken=len(worker.guide.taken),
+                              skipped=len(worker.guide.skipped))
         ids.learn.disabled = view.learning
 
     # ------------------------------------------------------------ drawing

@@ -437,20 +437,23 @@ class Controller:
         from ..vision.cardmask import shipped_masker
         from ..vision.sources import ImageFolderSource, SourceError, open_camera
 
+        from . import labels as L
+
         if not self.reader_ready:
-            return "The card reader is still loading: a moment, please."
+            return app.loc(L.STILL_LOADING)
         finder = getattr(self.detector, "detector", self.detector)
         if finder is None:
-            return f"No card reader: {self.detector_error}"
+            return app.loc(L.NO_READER, error=self.detector_error)
         try:
             src = ImageFolderSource(self.args.enrol_from) if getattr(self.args, "enrol_from", None) else \
                 open_camera(self.args.camera)
         except SourceError as e:
-            return f"{e}: plug a camera in to learn a deck"
+            return app.loc(L.NO_CAMERA, error=e)
         out = self.decks_dir() / time.strftime("deck-%Y%m%d-%H%M%S")
         speak = self.voice.speak if self.voice is not None else None
         finder_with_mask = CardFinder(finder, masker=shipped_masker())
-        self.enrolment = EnrolWorker(src, GuidedEnrolment(finder_with_mask, out, speak=speak)).start()
+        guide = GuidedEnrolment(finder_with_mask, out, speak=speak, words=app.loc.words)
+        self.enrolment = EnrolWorker(src, guide).start()
         return None
 
     def deck_names(self) -> list[str]:
@@ -572,8 +575,10 @@ class EnrolWorker:
             except Exception as e:  # said on screen, retried; the faces taken so far are kept
                 from dataclasses import replace
 
+                from ..training.guided import CAMERA_ERROR
+
                 with self.lock:
-                    said = replace(self.guide.view(), message=f"Camera error ({type(e).__name__}): retrying.")
+                    said = replace(self.guide.view(), message=self.guide.words(CAMERA_ERROR, error=type(e).__name__))
                     self.latest = (self.latest[0], said)
                 self._stop.wait(1.0)
                 continue
