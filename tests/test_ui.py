@@ -466,3 +466,18 @@ def test_standings_and_their_export_are_in_the_kiosks_language(tmp_path: Path) -
     saved = Path(dump["title"].split(": ", 1)[1])
     assert saved.read_text().split("\n")[:3] == lines
     assert dump["overflowing"] == [], dump["overflowing"]
+
+
+@needs_x
+def test_a_deck_profile_refused_is_said_in_the_kiosks_language(tmp_path: Path) -> None:
+    """The kiosk's own status lines (a deck profile not used, the demo, no camera, a
+    resumed game) were English in every language; in Serbian they are Serbian."""
+    clip = tmp_path / "table.mp4"
+    out = cv2.VideoWriter(str(clip), cv2.VideoWriter_fourcc(*"mp4v"), 10, (320, 320))
+    for _ in range(40):
+        out.write(np.full((320, 320, 3), 120, np.uint8))
+    out.release()
+    dump, _ = run_app(tmp_path, "--video", str(clip), "--deck", str(tmp_path / "no-such-deck"), "--players",
+                      "Dana,Omer,Noa", "--language", "sr", seconds=6)
+    assert "Профил шпила није коришћен" in dump["status"], dump["status"]
+    assert "Deck profile not used" not in dump["status"]

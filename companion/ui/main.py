@@ -16,13 +16,18 @@ from pathlib import Path
 from typing import Any
 
 from ..ui_args import add_app_arguments  # noqa: F401  (re-exported)
-from ..voice.catalog import tr, words
+from ..voice.catalog import Words, tr, words
 
 HAND_ONLY = tr("Refereeing by hand: tap 'Enter a card' for each card put down.")
 LOADING = tr("Loading the card reader…")
 BOARD_URL = tr("The event board's address starts with http:// (e.g. http://laptop:8080).")
 TABLE_NO = tr("The table number is a whole number from 1 to 999.")
 NOT_SAVED = tr("This game is not being saved, so it cannot be sent to the event board.")
+DEMO_NOTE = tr("No camera found: this is the bundled demo game.")
+NO_CAMERA_GAME = tr("{error}: cards are not read in this game; plug the camera in and start again")
+DECK_NOT_USED = tr("Deck profile not used: {error}. Reading with the default reader.")
+NO_READING = tr("No camera reading: {error}. Tap 'Enter a card' for each card put down.")
+RESUMED = tr("Resumed game {game} where it stopped.")
 
 
 def _kivy_env(args: argparse.Namespace) -> None:
@@ -104,7 +109,9 @@ class Controller:
         speaker = NullSpeaker() if self.args.mute else Pyttsx3Speaker(rate=int(rate), voice=voice)
         return VoiceWorker(speaker)
 
-    def _source(self):  # type: ignore[no-untyped-def]
+    def _source(self, say: Words | None = None):  # type: ignore[no-untyped-def]
+        """The frames of this game and a note on them, said in ``say``'s language."""
+        say = say or words(self.language)
         from ..synth.demo import DEMO_VIDEO
         from ..vision.sources import SourceError, VideoFileSource, open_camera
 
@@ -112,11 +119,11 @@ class Controller:
         if a.video:
             return VideoFileSource(a.video), None
         if self.demo:  # decided before the game began: the demo is a game of its own
-            return VideoFileSource(DEMO_VIDEO), "No camera found: this is the bundled demo game."
+            return VideoFileSource(DEMO_VIDEO), say(DEMO_NOTE)
         try:
             return open_camera(a.camera), None
         except SourceError as e:  # a real game is never fed the demo clip in the camera's place
-            return None, f"{e}: cards are not read in this game; plug the camera in and start again"
+            return None, say(NO_CAMERA_GAME, error=e)
 
     def load_detector(self) -> None:
         """Load and warm the reader. Through ultralytics this runs before kivy is
@@ -183,7 +190,7 @@ class Controller:
             return
         from ..vision.deck import DeckError
 
-        self.deck_warning = None
+        self.deck_warning = self.deck_problem = None
         deck = getattr(self.args, "deck", None) or self._remembered_deck()
         self.deck_in_use = deck
         if deck:
@@ -191,7 +198,8 @@ class Controller:
                 self.detector = load_reader(self.args.model, self.args.classifier, deck=deck,
                                             threads=self.threads)
             except (DeckError, ModelError) as e:  # the default reader referees; the warning lasts
-                self.deck_warning = f"Deck profile not used: {e}. Reading with the default reader."
+                self.deck_problem = str(e)
+                self.deck_warning = words()(DECK_NOT_USED, error=e)
                 print(self.deck_warning)
                 deck = self.deck_in_use = None
         try:
@@ -213,21 +221,23 @@ class Controller:
 
         if getattr(self, "journal_error", None):
             session.warning = self.journal_error
-        if getattr(self, "deck_warning", None):
-            session.warning = "; ".join(w for w in (session.warning, self.deck_warning) if w)
+        say = words(session.language)
+        if getattr(self, "deck_problem", None):
+            not_used = say(DECK_NOT_USED, error=self.deck_problem)
+            session.warning = "; ".join(w for w in (session.warning, not_used) if w)
         from ..rules import legal_faces
         from ..vision.tracker import LeadingCardTracker
 
         if not self.reader_ready:
-            session.status = words(session.language)(LOADING)
+            session.status = say(LOADING)
             self._waiting.append(session)
             return None
         detector = self.detector
         if detector is None:
-            session.status = words(session.language)(HAND_ONLY) if self.detector_error == HAND_ONLY else \
-                f"No camera reading: {self.detector_error}. Tap 'Enter a card' for each card put down."
+            session.status = say(HAND_ONLY) if self.detector_error == HAND_ONLY else \
+                say(NO_READING, error=self.detector_error)
             return None
-        source, note = self._source()
+        source, note = self._source(say)
         if source is None:
             session.status = note
             return None
@@ -310,7 +320,7 @@ class Controller:
                 s = TableSession(ref, self.voice, teaching=a.teaching, language=self.language,
                                  seat_map=SeatMap(placed) if placed and len(placed) == ref.state.n_players
                                  else self.seat_map(ref.state.n_players))
-                s.status = f"Resumed game {ref.game_id} where it stopped."
+                s.status = words(self.language)(RESUMED, game=ref.game_id)
                 s.vision = self._vision(s)
                 self.session = s
                 app.use_session(s)
@@ -500,12 +510,13 @@ class Controller:
                 profile = load_profile(path)
                 reader.classifier = classifier(profile.classifier_for(backend_of(reader.detector.path)))
             self.deck_in_use = str(path) if path else None
-            self.deck_warning = None
+            self.deck_warning = self.deck_problem = None
             remember = self.decks_dir() / "in-use.txt"
             remember.parent.mkdir(parents=True, exist_ok=True)
             remember.write_text(str(path or "") + "\n")
         except (DeckError, ModelError, OSError, AttributeError) as e:
-            self.deck_warning = f"Deck profile not used: {e}. Reading with the default reader."
+            self.deck_problem = str(e)
+            self.deck_warning = words()(DECK_NOT_USED, error=e)
 
     def stop_enrolment(self) -> None:
         worker = getattr(self, "enrolment", None)
