@@ -22,6 +22,39 @@ def test_speech_renders_to_a_wav_that_is_not_silent(tmp_path: Path) -> None:
     assert np.sqrt((samples**2).mean()) > 300  # clearly audible, not a silent file
 
 
+class _Engine:
+    """A pyttsx3 engine stand-in: ``writes`` says whether save_to_file leaves a file."""
+
+    def __init__(self, writes: bool) -> None:
+        self.writes, self.path = writes, None
+
+    def setProperty(self, name: str, value: object) -> None:  # noqa: N802 - pyttsx3's name
+        pass
+
+    def save_to_file(self, text: str, path: str) -> None:
+        self.path = path
+
+    def runAndWait(self) -> None:  # noqa: N802
+        if self.writes:
+            Path(self.path).write_bytes(b"RIFF" + bytes(200))
+
+
+def test_an_engine_that_writes_no_sound_is_made_anew_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """pyttsx3 sometimes returns with no WAV written (its callback lost its engine):
+    the speaker asks a fresh engine once more instead of going silent; twice is said."""
+    import pyttsx3
+
+    from companion.voice.speakers import SpeechUnavailable
+
+    engines = iter([_Engine(False), _Engine(True)])
+    monkeypatch.setattr(pyttsx3, "init", lambda driver=None: next(engines))
+    wav = Pyttsx3Speaker().render_wav("Dana, draw two.", tmp_path / "said.wav")
+    assert wav.stat().st_size > 44
+    monkeypatch.setattr(pyttsx3, "init", lambda driver=None: _Engine(False))
+    with pytest.raises(SpeechUnavailable, match="wrote no sound"):
+        Pyttsx3Speaker().render_wav("Dana, draw two.", tmp_path / "again.wav")
+
+
 def test_speaking_never_blocks_the_caller() -> None:
     """The UI thread enqueues and moves on while the speaker is still talking."""
     speaker = RecordingSpeaker(seconds=0.3)

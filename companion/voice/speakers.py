@@ -76,11 +76,21 @@ class Pyttsx3Speaker:
                 self._playing.kill()
 
     def render_wav(self, text: str, path: str | Path) -> Path:
-        """Speak into a WAV file instead of the speakers (works with no audio device)."""
-        engine = self._get()
-        engine.save_to_file(text, str(path))
-        engine.runAndWait()
-        return Path(path)
+        """Speak into a WAV file instead of the speakers (works with no audio device).
+
+        pyttsx3 now and then returns from ``runAndWait`` with no file written: its
+        espeak driver's callback found its engine already collected (ReferenceError,
+        seen once in CI under load). Then the engine is made anew and asked once more,
+        rather than the kiosk calling speech unavailable for good."""
+        out = Path(path)
+        for _ in range(2):
+            engine = self._get()
+            engine.save_to_file(text, str(out))
+            engine.runAndWait()
+            if out.exists() and out.stat().st_size > 44:  # more than a WAV header
+                return out
+            self._engine = None
+        raise SpeechUnavailable(f"the speech engine wrote no sound for {text[:40]!r}")
 
 
 class NullSpeaker:
