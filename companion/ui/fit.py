@@ -50,7 +50,8 @@ class FitsText:
         words = self.text.split()
         size = float(self.max_font_size)
         while size * STEP >= self.min_font_size:
-            probe = CoreLabel(font_size=size, font_name=self.font_name, bold=self.bold)
+            probe = CoreLabel(font_size=size, font_name=self.font_name, bold=self.bold,
+                              font_script_name=self.font_script_name)  # Telugu measured shaped
             if max((probe.get_extents(w)[0] for w in words), default=0) <= width:
                 self.text_size = (width, None) if wrap else (None, None)
                 self.font_size = size
@@ -94,7 +95,8 @@ def overflows(label: Label) -> bool:
         return False
     label.texture_update()
     width = label.text_size[0] if label.text_size and label.text_size[0] else label.width
-    probe = CoreLabel(font_size=label.font_size, font_name=label.font_name, bold=label.bold)
+    probe = CoreLabel(font_size=label.font_size, font_name=label.font_name, bold=label.bold,
+                      font_script_name=label.font_script_name)
     wide = max((probe.get_extents(w)[0] for w in label.text.split()), default=0)
     tw, th = label.texture_size
     return wide > width + 1 or tw > label.width + 1 or th > label.height + 1
