@@ -28,9 +28,12 @@ from ..rules.cards import FACES, Card, file_stem
 from ..vision.crops import crop_side
 from ..vision.deck import CLASSIFIERS, FORMAT, VERSION
 from ..vision.detector import MODELS_DIR
+from ..voice.catalog import tr
 from .train import on_every_core
 
 Progress = Callable[[str, float], None]  # what is happening, share done (0..1)
+#: A round of the fine-tune, as progress says it (the kiosk translates it: guided.py)
+ROUND = tr("learning the deck's faces (round {done} of {total})")
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,17 +98,17 @@ def learn_deck(faces_dir: Path, out: Path, name: str | None = None, spec: LearnS
     model = YOLO(spec.base, task="classify")
     imgsz = spec.imgsz or int(model.model.args.get("imgsz", 64))
     size = crop_side(imgsz)
-    say("making pictures of the deck on tables", 0.0)
+    say(tr("making pictures of the deck on tables"), 0.0)
     _crops(enrolled, work / "crops", "train", spec.scenes_per_face, spec.seed, size)
     _crops(lacking, work / "crops", "train", spec.scenes_per_face, spec.seed + 3, size)
     _crops(enrolled, work / "crops", "val", spec.val_per_face, spec.seed + 1, size)
     # ultralytics wants every class in val: one picture of each face the deck lacks.
     _crops(lacking, work / "crops", "val", 1, spec.seed + 2, size)
-    say("learning the deck's faces", 0.35)
+    say(tr("learning the deck's faces"), 0.35)
 
     def on_epoch(trainer) -> None:  # type: ignore[no-untyped-def]
         done = min(trainer.epoch + 1, trainer.epochs)  # a time-limited run re-plans its rounds
-        say(f"learning the deck's faces (round {done} of {trainer.epochs})", 0.35 + 0.55 * done / max(1, trainer.epochs))
+        say(ROUND.format(done=done, total=trainer.epochs), 0.35 + 0.55 * done / max(1, trainer.epochs))
 
     model.add_callback("on_fit_epoch_end", on_epoch)
     on_every_core(model)  # both cores: more rounds in the same minutes
@@ -121,7 +124,7 @@ def learn_deck(faces_dir: Path, out: Path, name: str | None = None, spec: LearnS
     accuracy = _val_accuracy(work / "run") if spec.keep >= 1.0 else \
         _blend_accuracy(out / CLASSIFIERS["pytorch"], work / "crops", imgsz)
     if spec.export_onnx:
-        say("preparing the fast reader", 0.92)
+        say(tr("preparing the fast reader"), 0.92)
         from .export import export_all
 
         made = export_all(out / CLASSIFIERS["pytorch"], work / "export", imgsz, name="classifier",
@@ -139,7 +142,7 @@ def learn_deck(faces_dir: Path, out: Path, name: str | None = None, spec: LearnS
     }
     (out / "deck.json").write_text(json.dumps(meta, indent=1))
     shutil.rmtree(work, ignore_errors=True)
-    say("ready", 1.0)
+    say(tr("ready"), 1.0)
     return out
 
 

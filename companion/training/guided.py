@@ -23,6 +23,7 @@ from ..synth.faces import CARD_H, CARD_W
 from ..vision.cardfinder import CardFinder, CardNotFound, warp_card
 from ..voice.catalog import Words, tr, words as words_for
 from .enrol import save_face
+from .fewshot import ROUND
 
 # What the screen says, in the kiosk's language (companion/locale).
 SHOW = tr("Show the {card}")
@@ -37,20 +38,9 @@ SKIPPED = tr("Skipped the {card}.")
 AGAIN = tr("Again: the {card}.")
 NONE_TAKEN = tr("No face was taken: show at least one card before learning.")
 FAILED = tr("Learning failed ({error}); the pictures are kept.")
-ROUND = tr("learning the deck's faces (round {done} of {total})")
 CAMERA_ERROR = tr("Camera error ({error}): retrying.")
-#: The card finder's reasons (companion/vision/cardfinder.py) and the learner's steps
-#: (fewshot.py), as they arrive in English, looked up in the catalogue as they are.
-SAID_AS_IS = (
-    tr("no picture from the camera"), tr("no card in view: lay the card face up in the middle of the picture"),
-    tr("two cards in view: show one card at a time"),
-    tr("only part of the card is in view: move it towards the middle"),
-    tr("the card's edges are not clear: try a plainer table or more light"),
-    tr("too blurred: hold the camera (or the card) still"),
-    tr("making pictures of the deck on tables"), tr("learning the deck's faces"), tr("preparing the fast reader"),
-    tr("ready"),
-)
-_ROUND = re.compile(r"learning the deck's faces \(round (\d+) of (\d+)\)")
+#: A round of the learner, read back from its English (fewshot.ROUND) to be said again
+_ROUND = re.compile(re.escape(ROUND).replace(r"\{done\}", r"(\d+)").replace(r"\{total\}", r"(\d+)"))
 
 
 @dataclass(frozen=True)

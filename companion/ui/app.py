@@ -36,9 +36,8 @@ from ..referee import Question
 from ..referee.session import TableSession
 from ..voice.language import Language
 from ..voice.wording import whole_sentence
-from . import fit  # noqa: F401  - registers FitLabel, FitButton, FitToggleButton for the kv files
 from . import labels as L
-from .fit import FitButton, FitLabel
+from .fit import FitButton, FitLabel, overflows  # importing fit registers its Fit* widgets for the kv files
 from .localise import Localiser, left_to_right
 from ..rules import RuleSet
 from ..rules.cards import Card, Color
@@ -786,7 +785,7 @@ def overflowing(root: Widget) -> list[str]:
     while stack:
         w = stack.pop()
         stack.extend(w.children)
-        if isinstance(w, Label) and w.opacity > 0 and fit.overflows(w):
+        if isinstance(w, Label) and w.opacity > 0 and overflows(w):
             out.append(w.text)
     return out
 

@@ -47,12 +47,9 @@ class FitsText:
         if width <= 0 or height <= 0 or not self.text:
             return
         wrap = not _right_to_left()
-        words = self.text.split()
         size = float(self.max_font_size)
         while size * STEP >= self.min_font_size:
-            probe = CoreLabel(font_size=size, font_name=self.font_name, bold=self.bold,
-                              font_script_name=self.font_script_name)  # Telugu measured shaped
-            if max((probe.get_extents(w)[0] for w in words), default=0) <= width:
+            if _widest_word(self, size) <= width:
                 self.text_size = (width, None) if wrap else (None, None)
                 self.font_size = size
                 self.texture_update()
@@ -61,6 +58,14 @@ class FitsText:
             size *= STEP
         self.text_size = (width, None) if wrap else (None, None)
         self.font_size = size
+
+
+def _widest_word(label: Label, size: float) -> float:
+    """The widest word of the label's text at this font size, in its font and script
+    (Telugu measured shaped, as it is drawn)."""
+    probe = CoreLabel(font_size=size, font_name=label.font_name, bold=label.bold,
+                      font_script_name=label.font_script_name)
+    return max((probe.get_extents(w)[0] for w in label.text.split()), default=0)
 
 
 def _right_to_left() -> bool:
@@ -95,9 +100,7 @@ def overflows(label: Label) -> bool:
         return False
     label.texture_update()
     width = label.text_size[0] if label.text_size and label.text_size[0] else label.width
-    probe = CoreLabel(font_size=label.font_size, font_name=label.font_name, bold=label.bold,
-                      font_script_name=label.font_script_name)
-    wide = max((probe.get_extents(w)[0] for w in label.text.split()), default=0)
+    wide = _widest_word(label, label.font_size)
     tw, th = label.texture_size
     return wide > width + 1 or tw > label.width + 1 or th > label.height + 1
 

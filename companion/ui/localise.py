@@ -117,6 +117,7 @@ class Localiser:
         self.language = lang
         self.words: Words = words(lang)
         self.font = font_for(lang)
+        self.script = script_for(lang)
 
     def __call__(self, msgid: str, **fields: object) -> str:
         return shape(self.words(msgid, **fields), self.language)
@@ -146,8 +147,8 @@ class Localiser:
         LabelBase.register(DEFAULT_FONT, *files)
         from kivy.uix.label import Label
 
-        Label.font_script_name.defaultvalue = script_for(self.language)  # every label made from now on
-        _shape_new_fonts_as(script_for(self.language))
+        Label.font_script_name.defaultvalue = self.script  # every label made from now on
+        _shape_new_fonts_as(self.script)
 
     def dress(self, root: Any) -> None:
         """Every widget under ``root``: its fixed English text translated, the
@@ -170,6 +171,6 @@ class Localiser:
                 w.text = self(w._msgid)
             w.font_name = self.font or w._font
             if isinstance(w, Label):
-                w.font_script_name = script_for(self.language)
+                w.font_script_name = self.script
             if w._halign == "left":  # lines of text start on the reading side
                 w.halign = "right" if self.language.right_to_left else "left"

@@ -66,8 +66,15 @@ class Controller:
         self.load_in_background = False
         self.reader_ready = False
         self.detector, self.detector_error = None, "the card reader is still loading"
+        self.deck_problem: str | None = None  # why the deck profile asked for is not used
         self._waiting: list = []  # sessions started before the reader was ready  # type: ignore[type-arg]
         self.marks: dict[str, float] = {}  # wall-clock times of start-up steps (--startup-log)
+
+    @property
+    def deck_warning(self) -> str | None:
+        """Why the deck profile is not used, in English (the log; the kiosk says it in its
+        own language when the game starts, from ``deck_problem``)."""
+        return words()(DECK_NOT_USED, error=self.deck_problem) if self.deck_problem else None
 
     @property
     def language(self):  # type: ignore[no-untyped-def]
@@ -190,7 +197,7 @@ class Controller:
             return
         from ..vision.deck import DeckError
 
-        self.deck_warning = self.deck_problem = None
+        self.deck_problem = None
         deck = getattr(self.args, "deck", None) or self._remembered_deck()
         self.deck_in_use = deck
         if deck:
@@ -199,7 +206,6 @@ class Controller:
                                             threads=self.threads)
             except (DeckError, ModelError) as e:  # the default reader referees; the warning lasts
                 self.deck_problem = str(e)
-                self.deck_warning = words()(DECK_NOT_USED, error=e)
                 print(self.deck_warning)
                 deck = self.deck_in_use = None
         try:
@@ -222,7 +228,7 @@ class Controller:
         if getattr(self, "journal_error", None):
             session.warning = self.journal_error
         say = words(session.language)
-        if getattr(self, "deck_problem", None):
+        if self.deck_problem:
             not_used = say(DECK_NOT_USED, error=self.deck_problem)
             session.warning = "; ".join(w for w in (session.warning, not_used) if w)
         from ..rules import legal_faces
@@ -510,13 +516,12 @@ class Controller:
                 profile = load_profile(path)
                 reader.classifier = classifier(profile.classifier_for(backend_of(reader.detector.path)))
             self.deck_in_use = str(path) if path else None
-            self.deck_warning = self.deck_problem = None
+            self.deck_problem = None
             remember = self.decks_dir() / "in-use.txt"
             remember.parent.mkdir(parents=True, exist_ok=True)
             remember.write_text(str(path or "") + "\n")
         except (DeckError, ModelError, OSError, AttributeError) as e:
             self.deck_problem = str(e)
-            self.deck_warning = words()(DECK_NOT_USED, error=e)
 
     def stop_enrolment(self) -> None:
         worker = getattr(self, "enrolment", None)

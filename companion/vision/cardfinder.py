@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from ..voice.catalog import tr
 from .cardmask import Masker, padded_region
 from .detector import Detection, Detector
 from .outliner import Outliner
@@ -58,8 +59,8 @@ NESTED = 0.8
 #: seeds 4242; 0.3% refuses 1, a card 2 px from the edge). Cards cut by the edge by
 #: 10-45% of their size (the same photos cut): 98 of 100 refused at 0.3%, as at 1%.
 EDGE_BOX = 0.003
-PART = "only part of the card is in view: move it towards the middle"
-EDGES_UNCLEAR = "the card's edges are not clear: try a plainer table or more light"
+PART = tr("only part of the card is in view: move it towards the middle")
+EDGES_UNCLEAR = tr("the card's edges are not clear: try a plainer table or more light")
 
 
 #: A side of the card found within this share of the long side of one edge, both its
@@ -546,13 +547,13 @@ class CardFinder:
 
     def find(self, image: np.ndarray) -> FoundCard:
         if image is None or image.ndim != 3 or min(image.shape[:2]) < 32:
-            raise CardNotFound("no picture from the camera")
+            raise CardNotFound(tr("no picture from the camera"))
         cards = _cards([d for d in self.finder.detect(image) if d.confidence >= self.min_confidence])
         if not cards:
-            raise CardNotFound("no card in view: lay the card face up in the middle of the picture")
+            raise CardNotFound(tr("no card in view: lay the card face up in the middle of the picture"))
         first = cards[0]
         if len(cards) > 1 and cards[1].area >= SECOND_CARD * first.area:
-            raise CardNotFound("two cards in view: show one card at a time")
+            raise CardNotFound(tr("two cards in view: show one card at a time"))
         h, w = image.shape[:2]
         x1, y1, x2, y2 = first.box
         edge = EDGE_BOX * max(w, h)
@@ -575,5 +576,5 @@ class CardFinder:
         if _outside(corners, w, h):
             raise CardNotFound(PART)
         if card_crispness(image, corners) < self.min_crispness:
-            raise CardNotFound("too blurred: hold the camera (or the card) still")
+            raise CardNotFound(tr("too blurred: hold the camera (or the card) still"))
         return FoundCard(corners, first.box, sharpness(warp_card(image, corners, 200, 280)))
