@@ -69,10 +69,11 @@ def main() -> None:
             good += 1
         else:
             why["wrong corners"] += 1
-    print(f"cut out correctly: {good}/{args.photos} = {100 * good / args.photos:.1f}%  "
-          f"median {np.median(times):.0f} ms/photo")
-    for reason, n in why.most_common():
-        print(f"  {reason}: {n}")
+    if args.photos:
+        print(f"cut out correctly: {good}/{args.photos} = {100 * good / args.photos:.1f}%  "
+              f"median {np.median(times):.0f} ms/photo")
+        for reason, n in why.most_common():
+            print(f"  {reason}: {n}")
     if args.cut:
         said: Counter[str] = Counter()
         for i in range(args.cut):

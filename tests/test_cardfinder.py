@@ -256,6 +256,37 @@ def test_a_card_masker_trains_exports_and_is_read_without_torch(tmp_path) -> Non
     assert prob.shape == (150, 110) and 0.0 <= prob.min() <= prob.max() <= 1.0
 
 
+def test_the_shipped_masker_can_be_trained_on_from_its_export(tmp_path) -> None:
+    """Only the masker's ONNX is shipped (its BatchNorm folded into its convolutions).
+    Training it further starts from exactly what it knows: the net rebuilt from the
+    export gives the export's output, trains a step, and exports again."""
+    import torch
+
+    from companion.training.cardmask import export, from_onnx, make_samples, train
+    from companion.vision.cardmask import DEFAULT_MASKER, OnnxMasker, to_input
+
+    shipped = OnnxMasker(DEFAULT_MASKER)
+    x, y = make_samples(2, 11, tmp_path / "t.npz", workers=1, size=shipped.size)
+    region = x[0]
+    net = from_onnx(DEFAULT_MASKER).eval()
+    with torch.no_grad():
+        rebuilt = torch.sigmoid(net(torch.from_numpy(to_input(region, shipped.size))))[0, 0].numpy()
+    assert np.abs(rebuilt - shipped.roi_mask(region)).max() < 1e-3
+    assert ((rebuilt > 0.5) == (y[0] > 127)).mean() > 0.9  # it already knows where the card is
+    tuned = train(x, y, x[:1], y[:1], epochs=1, batch=2, lr=1e-4, init=DEFAULT_MASKER, log=lambda s: None)
+    again = OnnxMasker(export(tuned, tmp_path / "m.onnx", shipped.size)).roi_mask(region)
+    assert again.shape == region.shape[:2]
+    assert ((again > 0.5) == (y[0] > 127)).mean() > 0.9  # a small step from there, not a fresh net
+    with pytest.raises(ValueError, match="convolutions"):
+        from_onnx(export(build_small(), tmp_path / "other.onnx"))
+
+
+def build_small():  # type: ignore[no-untyped-def]
+    import torch
+
+    return torch.nn.Sequential(torch.nn.Conv2d(3, 1, 3, padding=1))
+
+
 def test_a_missing_or_damaged_masker_is_a_model_error(tmp_path) -> None:
     from companion.vision.cardmask import OnnxMasker
     from companion.vision.detector import ModelError
@@ -334,3 +365,53 @@ def test_a_side_snaps_to_the_card_not_to_a_cloths_stripes_running_across_it(peri
     snapped = snap_to_edges(image, start)
     assert np.abs(snapped - truth)[:, 1].max() < 1.5
 
+
+
+def _card_with_a_shadow_line() -> tuple[np.ndarray, np.ndarray, tuple[float, float, float, float]]:
+    """A white card on a grey table, a hard shadow's straight edge across its lower
+    part (darker below it, inside the card and out): the photo, the card's corners and
+    the finder's box."""
+    image = np.full((400, 400, 3), 120, np.uint8)
+    truth = np.array([[130, 70], [270, 70], [270, 330], [130, 330]], np.float32)
+    cv2.fillPoly(image, [truth.astype(np.int32).reshape(-1, 1, 2)], (235, 235, 235))
+    image[290:] = (image[290:] * 0.55).astype(np.uint8)  # the shadow from y = 290 down
+    image = cv2.GaussianBlur(image, (3, 3), 0)
+    return image, truth, (130.0, 70.0, 270.0, 330.0)
+
+
+def _region_mask(image: np.ndarray, box: tuple[float, float, float, float], quad: np.ndarray) -> np.ndarray:
+    from companion.vision.cardmask import padded_region
+
+    x1, y1, x2, y2 = padded_region(box, image.shape)
+    mask = np.zeros((y2 - y1, x2 - x1), np.uint8)
+    cv2.fillPoly(mask, [np.round(quad - [x1, y1]).astype(np.int32).reshape(-1, 1, 2)], 255)
+    return cv2.GaussianBlur(mask, (5, 5), 0).astype(np.float32) / 255.0
+
+
+def test_the_masks_own_outline_wins_where_the_edges_took_a_shadows_line() -> None:
+    """Issue 11: the edges put the card's bottom side on a shadow's straight edge
+    across it (as strong an edge as the card's own border); the learnt mask says the
+    card goes on below it. The mask's outline, whose sides lie on the card's border,
+    is taken: on the tuning photos this cut out 6 more of 400 cards."""
+    from companion.vision.cardfinder import mask_or_edges
+
+    image, truth, box = _card_with_a_shadow_line()
+    on_shadow = truth.copy()
+    on_shadow[2:, 1] = 290  # bottom side on the shadow's edge: 15% of the card's height off
+    learnt = _region_mask(image, box, truth)
+    found = mask_or_edges(image, box, on_shadow, on_shadow, learnt)
+    assert _corner_error(found, truth) < 0.02
+    assert _corner_error(on_shadow, truth) > 0.1
+
+
+def test_the_mask_does_not_move_a_side_off_the_cards_border() -> None:
+    """The converse: a mask that runs past the card onto plain table (unsure there)
+    agrees with its own outline better than with the card's, but that outline's side
+    lies on no edge, so the corners from the card's edges stay."""
+    from companion.vision.cardfinder import mask_or_edges
+
+    image, truth, box = _card_with_a_shadow_line()
+    too_wide = truth + np.array([[0, 0], [25, 0], [25, 0], [0, 0]], np.float32)  # right side on bare table
+    learnt = _region_mask(image, box, too_wide)
+    found = mask_or_edges(image, box, truth, truth, learnt)
+    assert _corner_error(found, truth) < 0.01

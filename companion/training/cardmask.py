@@ -94,11 +94,15 @@ def make_samples(n_scenes: int, seed: int, cache: Path, workers: int = 2,
     return x, y
 
 
-def build_net():  # type: ignore[no-untyped-def]
+def build_net(folded: bool = False):  # type: ignore[no-untyped-def]
+    """The masker's net; ``folded``: each convolution with a bias of its own and no
+    BatchNorm, the shape of an exported net (:func:`from_onnx`)."""
     import torch
     from torch import nn
 
     def conv(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
+        if folded:
+            return nn.Sequential(nn.Conv2d(cin, cout, 3, stride, 1), nn.Identity(), nn.ReLU(inplace=True))
         return nn.Sequential(nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
 
     class TinyUNet(nn.Module):
@@ -132,6 +136,34 @@ def build_net():  # type: ignore[no-untyped-def]
     return TinyUNet()
 
 
+def from_onnx(path: Path):  # type: ignore[no-untyped-def]
+    """The net of an exported masker, to train on from: the export folded each BatchNorm
+    into its convolution, so the net comes back with biased convolutions and no
+    BatchNorm (:func:`build_net` ``folded``), giving the export's output exactly.
+
+    Why: the shipped masker is all there is of its training (checkpoints are not
+    shipped), and training it further must start from what it knows."""
+    import onnx
+    import torch
+    from onnx import numpy_helper
+
+    graph = onnx.load(str(path)).graph
+    weights = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+    convs = [n for n in graph.node if n.op_type == "Conv"]
+    net = build_net(folded=True)
+    layers = [m for m in net.modules() if isinstance(m, torch.nn.Conv2d)]  # in the order forward() runs them
+    if len(convs) != len(layers):
+        raise ValueError(f"{path} has {len(convs)} convolutions, the masker's net {len(layers)}")
+    for node, layer in zip(convs, layers):
+        w, b = weights[node.input[1]], weights[node.input[2]]
+        if tuple(w.shape) != tuple(layer.weight.shape):
+            raise ValueError(f"{path}: a convolution of shape {w.shape}, the masker's net has {tuple(layer.weight.shape)}")
+        layer.weight.data = torch.from_numpy(w.copy())
+        assert layer.bias is not None  # build_net(folded=True) gives every convolution one
+        layer.bias.data = torch.from_numpy(b.copy())
+    return net
+
+
 def _batch(x: np.ndarray, y: np.ndarray, idx: np.ndarray, rng: np.random.Generator, augment: bool):  # type: ignore[no-untyped-def]
     import torch
 
@@ -153,14 +185,17 @@ def iou_of(logits, target) -> float:  # type: ignore[no-untyped-def]
 def train(x: np.ndarray, y: np.ndarray, xv: np.ndarray, yv: np.ndarray, epochs: int, batch: int = 64,
           lr: float = 3e-3, seed: int = 0, work: Path | None = None, init: Path | None = None,
           log=print):  # type: ignore[no-untyped-def]
-    """Trains the net (from ``init``'s weights when given); resumes from ``work/last.pt``
-    when there is one (epoch by epoch)."""
+    """Trains the net (from ``init``'s weights when given: a checkpoint, or an exported
+    ``.onnx``); resumes from ``work/last.pt`` when there is one (epoch by epoch)."""
     import torch
 
     torch.manual_seed(seed)
-    net = build_net()
-    if init is not None:
-        net.load_state_dict(torch.load(init, weights_only=False)["net"])
+    if init is not None and init.suffix == ".onnx":
+        net = from_onnx(init)
+    else:
+        net = build_net()
+        if init is not None:
+            net.load_state_dict(torch.load(init, weights_only=False)["net"])
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
     steps = epochs * (len(x) // batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=max(1, steps), pct_start=0.1)
@@ -224,7 +259,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default=str(DEFAULT_MASKER))
     ap.add_argument("--size", type=int, default=SIZE, help="the net's input side (a multiple of 16)")
     ap.add_argument("--lr", type=float, default=3e-3)
-    ap.add_argument("--init", default=None, help="start from this checkpoint's weights (a last.pt)")
+    ap.add_argument("--init", default=None, help="start from these weights: a checkpoint (last.pt) or an exported .onnx")
     a = ap.parse_args(argv)
     every_core()
     work = Path(a.work)
