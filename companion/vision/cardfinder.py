@@ -8,8 +8,9 @@ the table around it, and a line is fitted to each side, so rounded corners and a
 tilted camera still give the true corners). The learnt card masker
 (:mod:`companion.vision.cardmask`) says which of those outlines is the card's
 where the edges alone are fooled (a pale card on pale cloth, a shadow's straight
-edge), and its own outline is taken where it is clearly the better one. When there is not exactly one whole, sharp card it says why, in words a
-person can act on.
+edge), and its own outline is taken where it is clearly the better one. When
+there is not exactly one whole, sharp card it says why, in words a person can act
+on.
 """
 
 from __future__ import annotations
@@ -398,18 +399,17 @@ def mask_or_edges(image: np.ndarray, box: tuple[float, float, float, float], ref
     6161) cut out right: 192 -> 196 and 193 -> 195 of 200."""
     edges_best = snapped if agreement(image, box, snapped, learnt) >= agreement(image, box, refined, learnt) \
         else refined
-    x1, y1, x2, y2 = padded_region(box, image.shape)
-    outline = mask_outline(learnt)
+    outline = mask_outline(learnt)  # in the region's pixels
     if outline is None:
         return edges_best
-    outline = outline + np.array([x1, y1], np.float32)
-    if agreement(image, box, outline, learnt) < agreement(image, box, edges_best, learnt) + MASK_CLEARER:
-        return edges_best
+    x1, y1, x2, y2 = padded_region(box, image.shape)
     at = np.array([x1, y1], np.float32)
-    edges = cv2.dilate(_edge_strength(image[y1:y2, x1:x2]), np.ones((3, 3), np.uint8))
-    if _side_support(edges, outline - at) < MASK_SUPPORT * _side_support(edges, edges_best - at):
+    if agreement(image, box, outline + at, learnt) < agreement(image, box, edges_best, learnt) + MASK_CLEARER:
         return edges_best
-    return outline
+    edges = cv2.dilate(_edge_strength(image[y1:y2, x1:x2]), np.ones((3, 3), np.uint8))
+    if _side_support(edges, outline) < MASK_SUPPORT * _side_support(edges, edges_best - at):
+        return edges_best
+    return outline + at
 
 
 def _solid_quad(fg: np.ndarray, min_area: float) -> np.ndarray | None:
