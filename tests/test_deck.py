@@ -51,6 +51,24 @@ def tiny_profile(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.mark.skipif(not SHIPPED, reason="no shipped classifier")
+def test_the_learner_says_its_progress_in_the_language_it_is_given(tmp_path: Path) -> None:
+    """The kiosk's Learn a deck screen shows the learner's progress as it comes: in
+    Serbian, its rounds and its end are said in Serbian, not in English."""
+    from companion.training.fewshot import LearnSpec, learn_deck
+    from companion.voice.catalog import words
+    from companion.voice.language import Language
+
+    _held_out_faces(tmp_path / "enrolled", codes=["R7", "B1"])
+    steps: list[str] = []
+    learn_deck(tmp_path / "enrolled", tmp_path / "deck", "Serbian deck",
+               LearnSpec(scenes_per_face=2, val_per_face=1, epochs=1, export_onnx=False),
+               lambda what, share: steps.append(what), words=words(Language.SERBIAN))
+    # a run with a time limit re-plans how many rounds it has: "(round 1 of N)"
+    assert any(step.startswith("учим карте шпила (круг 1 од ") for step in steps), steps
+    assert steps[-1] == "спремно"
+
+
+@pytest.mark.skipif(not SHIPPED, reason="no shipped classifier")
 def test_profile_round_trip(tiny_profile: Path) -> None:
     profile = load_profile(tiny_profile)
     assert profile.name == "Kitchen deck" and set(profile.enrolled) == {"R7", "B1", "GSTOP", "KING"}

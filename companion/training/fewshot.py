@@ -28,11 +28,11 @@ from ..rules.cards import FACES, Card, file_stem
 from ..vision.crops import crop_side
 from ..vision.deck import CLASSIFIERS, FORMAT, VERSION
 from ..vision.detector import MODELS_DIR
-from ..voice.catalog import tr
+from ..voice.catalog import Words, tr, words as words_for
 from .train import on_every_core
 
 Progress = Callable[[str, float], None]  # what is happening, share done (0..1)
-#: A round of the fine-tune, as progress says it (the kiosk translates it: guided.py)
+#: A round of the fine-tune, as progress says it
 ROUND = tr("learning the deck's faces (round {done} of {total})")
 
 
@@ -75,13 +75,19 @@ def _crops(faces: dict[Card, np.ndarray] | tuple[Card, ...], out: Path, split: s
 
 
 def learn_deck(faces_dir: Path, out: Path, name: str | None = None, spec: LearnSpec | None = None,
-               progress: Progress | None = None, quality: dict[str, float] | None = None) -> Path:
-    """Build the deck profile ``out`` from enrolled faces in ``faces_dir``."""
+               progress: Progress | None = None, quality: dict[str, float] | None = None,
+               words: Words | None = None) -> Path:
+    """Build the deck profile ``out`` from enrolled faces in ``faces_dir``; ``progress``
+    is told what is happening in ``words``' language (English by default)."""
     from ..synth.dataset import load_faces
     from ..vision.yolo_env import YOLO
 
     spec = spec or LearnSpec()
-    say = progress or (lambda what, share: None)
+    told = progress or (lambda what, share: None)
+    w = words or words_for()
+
+    def say(msgid: str, share: float, **fields: object) -> None:
+        told(w(msgid, **fields), share)
     t0 = time.monotonic()
     enrolled = load_faces(faces_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -108,7 +114,7 @@ def learn_deck(faces_dir: Path, out: Path, name: str | None = None, spec: LearnS
 
     def on_epoch(trainer) -> None:  # type: ignore[no-untyped-def]
         done = min(trainer.epoch + 1, trainer.epochs)  # a time-limited run re-plans its rounds
-        say(ROUND.format(done=done, total=trainer.epochs), 0.35 + 0.55 * done / max(1, trainer.epochs))
+        say(ROUND, 0.35 + 0.55 * done / max(1, trainer.epochs), done=done, total=trainer.epochs)
 
     model.add_callback("on_fit_epoch_end", on_epoch)
     on_every_core(model)  # both cores: more rounds in the same minutes

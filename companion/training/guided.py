@@ -10,7 +10,6 @@ worker thread, reporting progress, so the screen never freezes.
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,7 +22,6 @@ from ..synth.faces import CARD_H, CARD_W
 from ..vision.cardfinder import CardFinder, CardNotFound, warp_card
 from ..voice.catalog import Words, tr, words as words_for
 from .enrol import save_face
-from .fewshot import ROUND
 
 # What the screen says, in the kiosk's language (companion/locale).
 SHOW = tr("Show the {card}")
@@ -39,8 +37,6 @@ AGAIN = tr("Again: the {card}.")
 NONE_TAKEN = tr("No face was taken: show at least one card before learning.")
 FAILED = tr("Learning failed ({error}); the pictures are kept.")
 CAMERA_ERROR = tr("Camera error ({error}): retrying.")
-#: A round of the learner, read back from its English (fewshot.ROUND) to be said again
-_ROUND = re.compile(re.escape(ROUND).replace(r"\{done\}", r"(\d+)").replace(r"\{total\}", r"(\d+)"))
 
 
 @dataclass(frozen=True)
@@ -175,14 +171,13 @@ class GuidedEnrolment:
             raise ValueError(self._error)
         self._learning, self._error = True, ""
 
-        def progress(what: str, share: float) -> None:
-            at = _ROUND.fullmatch(what)
-            self._learn = (share, self.words(ROUND, done=at[1], total=at[2]) if at else self.words(what))
+        def progress(what: str, share: float) -> None:  # already in the kiosk's language
+            self._learn = (share, what)
 
         def work() -> None:
             try:
                 self._profile = learn_deck(self.out / "faces", self.out, name, spec or LearnSpec(), progress,
-                                           {c.code: q for c, q in self.taken.items()})
+                                           {c.code: q for c, q in self.taken.items()}, self.words)
             except Exception as e:  # said on the screen; the faces stay for another try
                 self._error = self.words(FAILED, error=f"{type(e).__name__}: {e}")
             finally:

@@ -397,14 +397,14 @@ def mask_or_edges(image: np.ndarray, box: tuple[float, float, float, float], ref
     only when it agrees clearly better and its sides lie on edges too (the mask
     alone rounds off a side it is unsure of). On the tuning photos (seeds 4242,
     6161) cut out right: 192 -> 196 and 193 -> 195 of 200."""
-    edges_best = snapped if agreement(image, box, snapped, learnt) >= agreement(image, box, refined, learnt) \
-        else refined
+    snapped_fit, refined_fit = agreement(image, box, snapped, learnt), agreement(image, box, refined, learnt)
+    edges_best, edges_fit = (snapped, snapped_fit) if snapped_fit >= refined_fit else (refined, refined_fit)
     outline = mask_outline(learnt)  # in the region's pixels
     if outline is None:
         return edges_best
     x1, y1, x2, y2 = padded_region(box, image.shape)
     at = np.array([x1, y1], np.float32)
-    if agreement(image, box, outline + at, learnt) < agreement(image, box, edges_best, learnt) + MASK_CLEARER:
+    if agreement(image, box, outline + at, learnt) < edges_fit + MASK_CLEARER:
         return edges_best
     edges = cv2.dilate(_edge_strength(image[y1:y2, x1:x2]), np.ones((3, 3), np.uint8))
     if _side_support(edges, outline) < MASK_SUPPORT * _side_support(edges, edges_best - at):
