@@ -346,3 +346,45 @@ def test_a_small_card_is_looked_at_again_closer_and_its_box_is_in_the_frames_pla
     big = Detection(card, 0.8, (100.0, 50.0, 300.0, 400.0))
     finder = _ScriptedFinder([big], [Detection(card, 0.9, (0.0, 0.0, 1.0, 1.0))])
     assert closer_look(finder, frame) == [big] and len(finder.shown) == 1
+
+
+class _ColourReader:
+    """A face classifier that reads a crop's centre colour: red is R5, blue is B5."""
+
+    imgsz = 32
+
+    def classify(self, crops: list[np.ndarray]) -> list[tuple[Card, float]]:
+        out = []
+        for c in crops:
+            b, _, r = c[c.shape[0] // 2, c.shape[1] // 2].astype(int)
+            out.append((Card.from_code("R5" if r > b else "B5"), 0.9))
+        return out
+
+
+def test_two_overlapping_cards_read_close_are_looked_at_again_and_the_second_look_decides() -> None:
+    """An under card's box outscored the top card's in a third of the pile errors on the
+    tuning piles. When the two best reads lie on overlapping cards and the second scores
+    at least half the first, the finder looks again at the two cards' region, bigger,
+    and its best read there is the answer, given back in the frame's coordinates."""
+    frame = np.zeros((480, 640, 3), np.uint8)
+    frame[100:400, 100:300] = (0, 0, 255)  # the red card, under
+    frame[150:450, 250:450] = (255, 0, 0)  # the blue card, on top of it
+    under = Detection(Card.from_code("R5"), 0.8, (100.0, 100.0, 300.0, 400.0))
+    top = Detection(Card.from_code("R5"), 0.6, (250.0, 150.0, 450.0, 450.0))
+    # the second look's region: the union (100..450 x 100..450) grown by 10% of 350 px,
+    # within the frame (65..485 x 65..480); its boxes are in the region's coordinates
+    again = [Detection(Card.from_code("R5"), 0.9, (185.0, 85.0, 385.0, 385.0)),
+             Detection(Card.from_code("R5"), 0.3, (35.0, 35.0, 235.0, 335.0))]
+    finder = _ScriptedFinder([under, top], again)
+    reads = TwoStageDetector(finder, _ColourReader()).detect(frame)  # type: ignore[arg-type]
+    assert finder.shown == [(480, 640), (480 - 65, 485 - 65)]
+    assert reads[0].card == Card.from_code("B5") and reads[0].box == (250.0, 150.0, 450.0, 450.0)
+    assert reads[0].confidence == pytest.approx(0.9 * 0.9)
+    # the second look finds nothing: the first look stands
+    finder = _ScriptedFinder([under, top], [])
+    assert TwoStageDetector(finder, _ColourReader()).detect(frame)[0].card == Card.from_code("R5")  # type: ignore[arg-type]
+    # a far weaker second read, or two cards apart, is not contested: one look only
+    for second in (Detection(top.card, 0.3, top.box), Detection(top.card, 0.7, (500.0, 100.0, 630.0, 300.0))):
+        finder = _ScriptedFinder([under, second], again)
+        assert TwoStageDetector(finder, _ColourReader()).detect(frame)[0].card == Card.from_code("R5")  # type: ignore[arg-type]
+        assert len(finder.shown) == 1

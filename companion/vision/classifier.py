@@ -13,10 +13,10 @@ from pathlib import Path
 import numpy as np
 
 from ..rules.cards import FACES, Card, file_stem
-from .closer import closer_look
+from .closer import closer_look, contested_region
 from .crops import card_crop, crop_side
 from .second_look import TURN_BELOW, read_faces
-from .detector import MODELS_DIR, Detection, Detector, ModelError, backend_of, find_model
+from .detector import MODELS_DIR, Detection, Detector, ModelError, backend_of, detect_in, find_model
 from .tracker import iou
 
 DEFAULT_CLASSIFIER = "taki-cls-yolov8n.pt"
@@ -92,8 +92,18 @@ class TwoStageDetector:
     same_box_iou: float = 0.7
 
     def detect(self, image: np.ndarray) -> list[Detection]:
+        reads = self._read(image, closer_look(self.detector, image))  # a small card is looked at again, closer
+        region = contested_region(reads, image.shape)
+        if region is not None:  # two overlapping cards read close: which is on top, seen bigger
+            again = self._read(image, detect_in(self.detector, image, region))
+            if again:
+                return again
+        return reads
+
+    def _read(self, image: np.ndarray, found: list[Detection]) -> list[Detection]:
+        """The finder's boxes merged, the best ``top_k`` read by the classifier, best first."""
         merged: list[tuple[Detection, float]] = []
-        for d in closer_look(self.detector, image):  # a small card is looked at again, closer
+        for d in found:
             for i, (k, conf) in enumerate(merged):
                 if iou(d.box, k.box) >= self.same_box_iou:
                     merged[i] = (k, conf + d.confidence)

@@ -8,6 +8,12 @@ as big as the cards it learnt on, and its boxes from there are the answer.
 Measured on held-out-family piles (``benchmarks/reader_framing.py``): a card
 0.08-0.15 of a square 82.0% -> 91.3% top card, 16:9 pictures 97.3% -> 99.3%,
 9:16 96.0% -> 97.3%; big cards never take the second look.
+
+Two overlapping cards read close get a second look too (:func:`contested_region`):
+the region of the two alone, where the finder sees which one lies whole on top.
+Chosen on tuning piles only (in-distribution ``tune-790``/``tune-791`` and two
+held-out-style decks, style seeds 13 and 17, 570 piles each): errors 5 -> 4,
+6 -> 6, 21 -> 20 and 8 -> 7, none made; about one frame in 25 is looked at twice.
 """
 
 from __future__ import annotations
@@ -40,3 +46,40 @@ def closer_look(detector: Detector, image: np.ndarray, below: float = CLOSER_BEL
     left = int(max(0.0, min(cx - rw / 2, w - rw)))
     top = int(max(0.0, min(cy - rh / 2, h - rh)))
     return detect_in(detector, image, (left, top, left + int(rw), top + int(rh))) or found
+
+
+#: Two reads contest the top when their boxes share more than this share of the smaller
+#: box and the second scores at least ``CONTEST_RATIO`` of the first.
+CONTEST_OVERLAP = 0.05
+CONTEST_RATIO = 0.5
+#: The contested region: the two boxes' union grown by this share of its long side.
+CONTEST_MARGIN = 0.1
+
+
+def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
+    """The share of the smaller box that the two boxes have in common."""
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    smaller = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
+    return ix * iy / smaller if smaller > 0 else 0.0
+
+
+def contested_region(reads: list[Detection], shape: tuple[int, ...], overlap: float = CONTEST_OVERLAP,
+                     ratio: float = CONTEST_RATIO,
+                     margin: float = CONTEST_MARGIN) -> tuple[int, int, int, int] | None:
+    """Where to look again when the two best reads (sorted, best first) lie on
+    overlapping cards and score close: which of two overlapping cards is on top is
+    the finder's hardest call when it sees the pile small (an under card's box
+    outscored the top card's in a third of the pile errors on tuning piles). The
+    region is the two boxes' union with a margin, so the finder sees both cards
+    bigger and whole. None when nothing is contested."""
+    if len(reads) < 2 or reads[1].confidence < ratio * reads[0].confidence:
+        return None
+    a, b = reads[0].box, reads[1].box
+    if _overlap(a, b) <= overlap:
+        return None
+    x1, y1, x2, y2 = min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])
+    grow = margin * max(x2 - x1, y2 - y1)
+    h, w = shape[:2]
+    return (int(max(0.0, x1 - grow)), int(max(0.0, y1 - grow)), int(min(float(w), x2 + grow)),
+            int(min(float(h), y2 + grow)))
