@@ -388,3 +388,39 @@ def test_two_overlapping_cards_read_close_are_looked_at_again_and_the_second_loo
         finder = _ScriptedFinder([under, second], again)
         assert TwoStageDetector(finder, _ColourReader()).detect(frame)[0].card == Card.from_code("R5")  # type: ignore[arg-type]
         assert len(finder.shown) == 1
+
+
+def test_crops_the_classifier_reads_unsure_or_wrong_are_repeated_for_the_fine_tune(tmp_path: Path) -> None:
+    """A fine-tune learns most from what the shipped classifier gets wrong: those crops
+    (and the unsure ones) are linked in again, the sure ones are not, and a second run
+    neither re-reads the repeats nor links them twice."""
+    from companion.rules.cards import file_stem
+    from companion.training.hard_examples import repeat_hard
+
+    red5, blue5 = Card.from_code("R5"), Card.from_code("B5")
+    cards = [red5, blue5]
+    for card in cards:
+        (tmp_path / file_stem(card)).mkdir()
+    red, blue = np.zeros((8, 8, 3), np.uint8), np.zeros((8, 8, 3), np.uint8)
+    red[..., 2], blue[..., 0] = 255, 255
+    cv2.imwrite(str(tmp_path / file_stem(red5) / "sure.jpg"), red)
+    cv2.imwrite(str(tmp_path / file_stem(blue5) / "sure.jpg"), blue)
+    cv2.imwrite(str(tmp_path / file_stem(blue5) / "looks_red.jpg"), red)  # read wrong
+    grey = np.full((8, 8, 3), 128, np.uint8)
+    cv2.imwrite(str(tmp_path / file_stem(red5) / "unsure.jpg"), grey)
+
+    def probabilities(crops: list[np.ndarray]) -> np.ndarray:
+        out = []
+        for c in crops:
+            b, r = float(c[..., 0].mean()), float(c[..., 2].mean())
+            out.append([0.6, 0.4] if abs(r - b) < 20 else ([0.97, 0.03] if r > b else [0.03, 0.97]))
+        return np.array(out)
+
+    assert repeat_hard(tmp_path, probabilities, cards, extra=2) == (4, 2, 1)
+    names = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*.jpg"))
+    assert names == sorted([f"{file_stem(red5)}/sure.jpg", f"{file_stem(blue5)}/sure.jpg",
+                            f"{file_stem(blue5)}/looks_red.jpg", f"{file_stem(blue5)}/looks_red_hard0.jpg",
+                            f"{file_stem(blue5)}/looks_red_hard1.jpg", f"{file_stem(red5)}/unsure.jpg",
+                            f"{file_stem(red5)}/unsure_hard0.jpg", f"{file_stem(red5)}/unsure_hard1.jpg"])
+    assert repeat_hard(tmp_path, probabilities, cards, extra=2) == (4, 2, 1)
+    assert len(list(tmp_path.rglob("*.jpg"))) == 8
