@@ -62,7 +62,7 @@ def main() -> None:
     ap.add_argument("--extra", type=int, default=2, help="more times each hard crop is seen")
     a = ap.parse_args()
     cls = RuntimeClassifier(a.classifier, threads=2)
-    read, hard, wrong = repeat_hard(Path(a.crops) / "train", cls.probabilities, cls._cards, a.below, a.extra)
+    read, hard, wrong = repeat_hard(Path(a.crops) / "train", cls.probabilities, cls.faces, a.below, a.extra)
     print(f"{read} crops read, {hard} hard (below {a.below} on their own face, {wrong} read wrong), "
           f"each {a.extra} more times")
 

@@ -233,6 +233,11 @@ class RuntimeClassifier:
             raise ModelError(f"{self.path} does not classify the 57 TAKI faces")
         self._cards = [_BY_STEM[s] for s in stems]
 
+    @property
+    def faces(self) -> list[Card]:
+        """The faces in this model's class order (the columns of :meth:`probabilities`)."""
+        return list(self._cards)
+
     def _prepare(self, crop: np.ndarray) -> np.ndarray:
         h, w = crop.shape[:2]
         s = self.size[0]
