@@ -388,6 +388,11 @@ def test_two_overlapping_cards_read_close_are_looked_at_again_and_the_second_loo
         finder = _ScriptedFinder([under, second], again)
         assert TwoStageDetector(finder, _ColourReader()).detect(frame)[0].card == Card.from_code("R5")  # type: ignore[arg-type]
         assert len(finder.shown) == 1
+    # two degenerate boxes a pixel wide are no region to look at
+    from companion.vision.closer import contested_region
+
+    dots = [Detection(top.card, 0.5, (10.0, 10.0, 11.0, 11.0)), Detection(top.card, 0.5, (10.0, 10.0, 11.0, 11.0))]
+    assert contested_region(dots, frame.shape) is None
 
 
 def test_crops_the_classifier_reads_unsure_or_wrong_are_repeated_for_the_fine_tune(tmp_path: Path) -> None:
