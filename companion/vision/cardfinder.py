@@ -24,7 +24,7 @@ from ..voice.catalog import tr
 from .cardmask import Masker, padded_region
 from .detector import Detection, Detector
 from .outliner import Outliner
-from .tracker import iou
+from .tracker import iou, overlap_of_smaller
 
 
 class CardNotFound(ValueError):
@@ -204,20 +204,12 @@ def card_crispness(image: np.ndarray, corners: np.ndarray, height: int = 280, wi
     return crispness(flat[my:h - my, mx:w - mx])
 
 
-def _nested(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
-    """How much of the smaller box lies inside the other (1: all of it)."""
-    w = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    h = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    smaller = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
-    return w * h / smaller if smaller > 0 else 0.0
-
-
 def _cards(dets: list[Detection]) -> list[Detection]:
     """The boxes that are cards of their own (not a second box on the same card: part
     of it, or it with its shadow, a box inside or around the first)."""
     out: list[Detection] = []
     for d in sorted(dets, key=lambda d: -d.confidence):
-        if all(iou(d.box, k.box) < 0.5 and _nested(d.box, k.box) < NESTED for k in out):
+        if all(iou(d.box, k.box) < 0.5 and overlap_of_smaller(d.box, k.box) < NESTED for k in out):
             out.append(d)
     return out
 

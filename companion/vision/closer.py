@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from .detector import Detection, Detector, detect_in
+from .tracker import overlap_of_smaller
 
 #: A best box whose long side is under this share of the picture's long side is looked at again.
 CLOSER_BELOW = 0.25
@@ -58,14 +59,6 @@ CONTEST_MARGIN = 0.1
 MIN_REGION = 8
 
 
-def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
-    """The share of the smaller box that the two boxes have in common."""
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    smaller = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
-    return ix * iy / smaller if smaller > 0 else 0.0
-
-
 def contested_region(reads: list[Detection], shape: tuple[int, ...], overlap: float = CONTEST_OVERLAP,
                      ratio: float = CONTEST_RATIO,
                      margin: float = CONTEST_MARGIN) -> tuple[int, int, int, int] | None:
@@ -79,7 +72,7 @@ def contested_region(reads: list[Detection], shape: tuple[int, ...], overlap: fl
     if len(reads) < 2 or reads[1].confidence < ratio * reads[0].confidence:
         return None
     a, b = reads[0].box, reads[1].box
-    if _overlap(a, b) <= overlap:
+    if overlap_of_smaller(a, b) <= overlap:
         return None
     x1, y1, x2, y2 = min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])
     grow = margin * max(x2 - x1, y2 - y1)

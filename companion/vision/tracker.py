@@ -88,6 +88,15 @@ def iou(a: Box, b: Box) -> float:
     return inter / union if union > 0 else 0.0
 
 
+def overlap_of_smaller(a: Box, b: Box) -> float:
+    """How much of the smaller box lies inside the other (1: all of it): unlike IoU, a
+    small box wholly inside a big one counts as fully overlapping."""
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    smaller = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
+    return ix * iy / smaller if smaller > 0 else 0.0
+
+
 def _twice_running(readings: Collection[Card | None], card: Card) -> bool:
     """Whether ``card`` was read in two frames running: a face read only every other frame
     is a flicker, however often (with 3 of 4 readings that held anyway; 3 of 5 need it)."""
