@@ -158,7 +158,8 @@ def _crops(args: argparse.Namespace) -> int:
             print(f"--faces: {e}", file=sys.stderr)
             return 2
         n = make_scene_crops(Path(args.out), args.splits[0], args.scenes, args.seed,
-                             SceneConfig.varied(args.size, args.styles), args.per_image, args.workers, faces,
+                             SceneConfig.varied(args.size, args.styles, turned_69=args.turned_69), args.per_image,
+                             args.workers, faces,
                              size)
         print(f"{args.splits[0]}: {n} crops from {args.scenes} new {args.styles}-style scenes into {args.out}")
         return 0
@@ -419,6 +420,9 @@ def build_parser() -> argparse.ArgumentParser:
     cp.add_argument("--size", type=int, default=416, help="scene size of --scenes")
     cp.add_argument("--faces", nargs="+", metavar="CARD",
                     help="with --scenes: only these top cards (e.g. R6 R9 BREAKER), the look-alikes to learn harder")
+    cp.add_argument("--turned-69", type=float, default=0.0, metavar="SHARE",
+                    help="with --scenes: this share of the random looks draw their 9 as their 6 turned round, so "
+                         "only corner indices, the block's sides or an underline tell them apart")
     cp.add_argument("--workers", type=int, default=2)
     cp.add_argument("--splits", nargs="+", default=["train", "val"], choices=["train", "val"])
     cp.add_argument("--out", default="datasets/generated/crops")

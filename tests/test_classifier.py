@@ -73,6 +73,20 @@ def test_crops_for_a_bigger_classifier_are_cut_at_its_size(tmp_path: Path) -> No
         assert all(cv2.imread(str(p)).shape == (side, side, 3) for p in written)
 
 
+def test_crops_can_draw_the_9_as_the_6_turned_round(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``crops --turned-69 0.5`` hands the share to the scenes' looks (styles.sample_style);
+    left out, every look is drawn as before."""
+    from companion import cli
+    from companion.synth import crops
+
+    seen: list[float] = []
+    monkeypatch.setattr(crops, "make_scene_crops", lambda out, split, scenes, seed, config, *a: seen.append(
+        config.turned_69) or 0)
+    base = ["crops", "--scenes", "2", "--out", str(tmp_path), "--splits", "train"]
+    assert cli.main([*base, "--turned-69", "0.5"]) == 0 and cli.main(base) == 0
+    assert seen == [0.5, 0.0]
+
+
 class _TwoGuesses:
     """A detector that sees one card twice, as a 1 and as a 7."""
 

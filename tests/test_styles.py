@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 import pytest
@@ -164,3 +166,30 @@ def test_unknown_style_names_are_refused() -> None:
         FaceStyle(family="watercolour")
     with pytest.raises(ValueError, match="unknown face styles"):
         Compositor(config=SceneConfig(size=64, styles="cubist")).scene(0)
+
+
+def test_a_look_whose_9_is_its_6_turned_round_still_tells_every_face_apart() -> None:
+    """Training looks may draw the 9 as their 6 turned half round (--turned-69), so
+    the reader learns the cues every deck has (corner indices, the block's sides,
+    an underline) rather than a font's quirk. The 9's symbol is then exactly the 6's
+    turned round, the rest of the look is untouched, and the faces stay apart: a 6
+    card turned round is still not a 9 card."""
+    fam = next(f for f in G.glyph_families() if f != G.DRAWN)
+    plain = replace(PUBLISHED, glyphs=G.Glyphs(fam))
+    turned = replace(plain, turned_69=True)
+    six, nine = Card.from_code("R6"), Card.from_code("R9")
+    mask = lambda c, s: np.max([p.mask for p in symbol_parts(c, s, 60, 90)], 0)  # noqa: E731
+    assert np.array_equal(mask(nine, turned), mask(six, turned)[::-1, ::-1])
+    assert not np.array_equal(mask(nine, plain), mask(six, plain)[::-1, ::-1])  # the font's own 9 differs
+    assert np.array_equal(mask(six, turned), mask(six, plain))
+    for style in (turned, replace(turned, corners=0), replace(turned, family="flat", underline_69=True)):
+        faces = {c: render_styled_face(c, style, W, H) for c in FACES}
+        assert len({_hash(f) for f in faces.values()}) == 57, style
+        six_turned = faces[six][::-1, ::-1, :3].astype(int)
+        assert np.mean(np.abs(six_turned - faces[nine][:, :, :3].astype(int))) > 2, style
+    for seed in range(40):  # a share of looks, drawn without disturbing any other knob
+        base = sample_style(np.random.default_rng(seed))
+        got = sample_style(np.random.default_rng(seed), turned_69=0.5)
+        assert replace(got, turned_69=False) == base
+        assert not sample_style(np.random.default_rng(seed), held_out=True, turned_69=1.0).turned_69
+    assert 5 < sum(sample_style(np.random.default_rng(s), turned_69=0.5).turned_69 for s in range(40)) < 35

@@ -35,6 +35,7 @@ class SceneConfig:
     hard_shadow_p: float = 0.0  # hard-edged shadows of hands and heads
     warm_p: float = 0.0  # warm indoor light
     rich_tables: bool = False  # checked cloth, bright laminate, tiles beside the rest
+    turned_69: float = 0.0  # share of random looks whose 9 is their 6 turned round (styles.sample_style)
 
     @classmethod
     def varied(cls, size: int = 416, styles: str = "random", **kw: object) -> "SceneConfig":
@@ -287,7 +288,7 @@ class Compositor:
         if mode == "published":
             style = PUBLISHED
         elif mode in ("random", "held-out"):
-            style = sample_style(rng, held_out=mode == "held-out")
+            style = sample_style(rng, held_out=mode == "held-out", turned_69=self.config.turned_69)
         else:
             raise ValueError(f"unknown face styles {mode!r}: use classic, random, held-out or published")
         return _StyledDeck(style, *self._face_size)

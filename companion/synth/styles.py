@@ -65,6 +65,10 @@ class FaceStyle:
     paper: tuple[int, int, int] = (252, 252, 252)
     colourless_ink: str = "black"
     underline_69: bool = False
+    # The 9 drawn as this style's 6 turned half round, as drawn blocks and many fonts
+    # shape them: then only the card's own cues (corner indices, which way the block's
+    # sides fall, an underline) tell a 6 from a 9, never a font's quirk.
+    turned_69: bool = False
     seed: int = 0
 
     def __post_init__(self) -> None:
@@ -77,9 +81,12 @@ PUBLISHED = FaceStyle()
 
 
 def sample_style(rng: np.random.Generator, held_out: bool = False,
-                 families: tuple[str, ...] = ("block", "block", "block", "flat", "flat", "classic")) -> FaceStyle:
+                 families: tuple[str, ...] = ("block", "block", "block", "flat", "flat", "classic"),
+                 turned_69: float = 0.0) -> FaceStyle:
     """A random look. Training never sees :data:`glyphs.HELD_OUT_FAMILY`;
-    ``held_out=True`` draws the published block style in that family only."""
+    ``held_out=True`` draws the published block style in that family only.
+    ``turned_69``: the share of (training) looks whose 9 is their 6 turned round;
+    drawn from the look's own seed, so any share leaves every other knob as it was."""
     fam = "block" if held_out else str(families[int(rng.integers(len(families)))])
     if held_out:
         gfam = G.HELD_OUT_FAMILY
@@ -93,7 +100,7 @@ def sample_style(rng: np.random.Generator, held_out: bool = False,
     cream = rng.uniform(0, 1) < 0.3
     paper = (int(rng.uniform(200, 240)), int(rng.uniform(225, 250)), int(rng.uniform(235, 255))) if cream else \
         (int(rng.uniform(238, 256)),) * 3
-    return FaceStyle(
+    out = FaceStyle(
         family=fam, glyphs=glyph,
         depth=float(rng.uniform(0.03, 0.13)) if block else 0.0,
         direction=float(rng.uniform(25, 155)),
@@ -108,6 +115,9 @@ def sample_style(rng: np.random.Generator, held_out: bool = False,
         # unless it is marked, as printed decks mark them. Block faces show it by their sides.
         underline_69=bool(not block or rng.random() < 0.2), seed=int(rng.integers(2**31)),
     )
+    if turned_69 > 0 and not held_out:
+        out = replace(out, turned_69=bool(np.random.default_rng([out.seed, 69]).random() < turned_69))
+    return out
 
 
 # ------------------------------------------------------------------ colours
@@ -166,9 +176,14 @@ def symbol_parts(card: Card, style: FaceStyle, w: int, h: int, corner: bool = Fa
         return [Part(mask, front, side)]
 
     if k is Kind.NUMBER:
-        m = g.text(str(card.number), w, h)
+        def numeral(height: int) -> np.ndarray:
+            if card.number == 9 and style.turned_69:
+                return np.ascontiguousarray(g.text("6", w, height)[::-1, ::-1])
+            return g.text(str(card.number), w, height)
+
+        m = numeral(h)
         if card.number in (6, 9) and style.underline_69:
-            m = g.text(str(card.number), w, int(h * 0.86))
+            m = numeral(int(h * 0.86))
             m = np.vstack([m, np.zeros((h - m.shape[0], w), np.uint8)])
             t = max(2, h // 14)
             m[h - 2 * t : h - t, w // 4 : 3 * w // 4] = 255
