@@ -157,14 +157,17 @@ def _crops(args: argparse.Namespace) -> int:
         except CardParseError as e:
             print(f"--faces: {e}", file=sys.stderr)
             return 2
-        n = make_scene_crops(Path(args.out), args.splits[0], args.scenes, args.seed,
-                             SceneConfig.varied(args.size, args.styles, turned_69=args.turned_69), args.per_image,
-                             args.workers, faces,
-                             size)
+        config = SceneConfig.varied(args.size, args.styles, turned_69=args.turned_69)
+        n = make_scene_crops(Path(args.out), args.splits[0], args.scenes, args.seed, config, args.per_image,
+                             args.workers, faces, size)
         print(f"{args.splits[0]}: {n} crops from {args.scenes} new {args.styles}-style scenes into {args.out}")
         return 0
     if not args.data:
         print("give --data D/data.yaml (crops of a dataset's scenes) or --scenes N (new scenes)", file=sys.stderr)
+        return 2
+    if args.turned_69:
+        print("--turned-69 draws new scenes' looks: give it with --scenes N (a dataset's scenes are drawn already)",
+              file=sys.stderr)
         return 2
     for i, split in enumerate(args.splits):
         images = split_images(Path(args.data), split)

@@ -75,7 +75,7 @@ def test_crops_for_a_bigger_classifier_are_cut_at_its_size(tmp_path: Path) -> No
 
 def test_crops_can_draw_the_9_as_the_6_turned_round(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``crops --turned-69 0.5`` hands the share to the scenes' looks (styles.sample_style);
-    left out, every look is drawn as before."""
+    left out, every look is drawn as before; with a dataset's scenes, drawn already, it is refused."""
     from companion import cli
     from companion.synth import crops
 
@@ -85,6 +85,7 @@ def test_crops_can_draw_the_9_as_the_6_turned_round(tmp_path: Path, monkeypatch:
     base = ["crops", "--scenes", "2", "--out", str(tmp_path), "--splits", "train"]
     assert cli.main([*base, "--turned-69", "0.5"]) == 0 and cli.main(base) == 0
     assert seen == [0.5, 0.0]
+    assert cli.main(["crops", "--data", str(tmp_path / "data.yaml"), "--turned-69", "0.5"]) == 2  # drawn already
 
 
 class _TwoGuesses:
