@@ -181,9 +181,9 @@ def symbol_parts(card: Card, style: FaceStyle, w: int, h: int, corner: bool = Fa
                 return np.ascontiguousarray(g.text("6", w, height)[::-1, ::-1])
             return g.text(str(card.number), w, height)
 
-        m = numeral(h)
-        if card.number in (6, 9) and style.underline_69:
-            m = numeral(int(h * 0.86))
+        underlined = card.number in (6, 9) and style.underline_69
+        m = numeral(int(h * 0.86) if underlined else h)
+        if underlined:
             m = np.vstack([m, np.zeros((h - m.shape[0], w), np.uint8)])
             t = max(2, h // 14)
             m[h - 2 * t : h - t, w // 4 : 3 * w // 4] = 255
