@@ -196,3 +196,21 @@ def test_augmentations_import_without_asking_the_network(monkeypatch) -> None:  
             "import time; time.sleep(1.5)\n")  # the check runs on a thread
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and "network" not in done.stdout + done.stderr, done.stderr[-800:]
+
+
+def test_room_light_casts_amber_like_a_bulb_never_deep_blue() -> None:
+    """The scenes' colour temperature (3000-15000 K) is applied to OpenCV's BGR
+    pictures through RGB: a warm bulb turns a grey card amber (red over blue), and
+    no draw turns it deep blue. Handed BGR, albumentations turned 3000 K into a deep
+    blue-cyan cast (the reader then never saw a card under a warm bulb)."""
+    from companion.synth.scene import _photometric, in_rgb
+
+    grey = np.full((32, 32, 3), 150, np.uint8)
+    light = _photometric(0)
+    warm = cool = 0.0
+    for seed in range(300):
+        light.set_random_seed(seed)
+        b, _, r = in_rgb(light, grey).reshape(-1, 3).astype(np.float64).mean(axis=0) + 1.0
+        warm, cool = max(warm, r / b), max(cool, b / r)
+    assert warm > 3.0, f"the warmest light only gives red/blue {warm:.2f}"
+    assert cool < 2.0, f"a light turned the card deep blue (blue/red {cool:.2f})"

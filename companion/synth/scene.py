@@ -266,6 +266,18 @@ def _photometric(seed: int):  # type: ignore[no-untyped-def]
     )
 
 
+def in_rgb(transform, canvas: np.ndarray) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """``transform`` (an albumentations pipeline) applied to an OpenCV (BGR) picture.
+
+    Why: albumentations' colour ops take RGB. Handed BGR, the colour temperature of a
+    warm room (3000 K: red up, blue down) came out as a deep blue-cyan cast, and a cool
+    daylight cast as a mild amber, so the scenes had blue lamps no room has and never
+    the strong amber of a bulb at night.
+    """
+    rgb = cv2.cvtColor(canvas, cv2.COLOR_BGR2RGB)
+    return cv2.cvtColor(transform(image=rgb)["image"], cv2.COLOR_RGB2BGR)
+
+
 class Compositor:
     """Makes scenes from a set of faces (rendered, or enrolled from a real deck)."""
 
@@ -370,7 +382,7 @@ class Compositor:
             _warm(rng, canvas)
         if self._photometric is not None:
             self._photometric.set_random_seed(int(rng.integers(2**31)))
-            canvas = self._photometric(image=canvas)["image"]
+            canvas = in_rgb(self._photometric, canvas)
         return Scene(canvas, Placed(top, corners.astype(np.float32)), placed_under, hand_mask)
 
 
