@@ -112,13 +112,15 @@ def card(heldout_json: Path, test_json: Path, speed: Path, run: Path, history: s
         "",
         "| test set | images | top card correct | finder mAP50-95 | no detection |",
         "| --- | --- | --- | --- | --- |",
-        f"| held-out glyph family, published block style (seed 778) | {held['images']} | "
+        f"| held-out glyph family, published block style (seed 778, `v2-heldout-rgb`) | {held['images']} | "
         f"**{100 * held['top_card_accuracy']:.1f}%** | {held['map50_95']:.3f} | {held['missed']} |",
-        f"| in-distribution random styles (seed 779) | {test['images']} | "
+        f"| in-distribution random styles (seed 779, `v2-test-rgb`) | {test['images']} | "
         f"**{100 * test['top_card_accuracy']:.1f}%** | {test['map50_95']:.3f} | {test['missed']} |",
         *_framing_row(framing_json),
         "",
-        "Targets: held-out family >= 95%, in-distribution >= 99.5%.",
+        "Targets: held-out family >= 95%, in-distribution >= 99.5%. The sets are made with the room's",
+        "light in RGB (session 24's fix, `datasets/README.md`); the same scenes under the old, blue-cast",
+        "light are compared in Limits.",
         "",
     ]
     if backend_jsons:
@@ -172,7 +174,7 @@ def _framing_row(path: Path | None) -> list[str]:
     if path is None:
         return []
     ev = json.loads(path.read_text())
-    return [f"| held-out family, small to large cards in square, 4:3, 16:9, 3:4 and 9:16 pictures (seed 781) | "
+    return [f"| held-out family, small to large cards in square, 4:3, 16:9, 3:4 and 9:16 pictures (seed 781, `framing-heldout-rgb`) | "
             f"{ev['images']} | **{100 * ev['top_card_accuracy']:.1f}%** | {ev['map50_95']:.3f} | {ev['missed']} |"]
 
 
