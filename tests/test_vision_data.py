@@ -214,3 +214,21 @@ def test_room_light_casts_amber_like_a_bulb_never_deep_blue() -> None:
         warm, cool = max(warm, r / b), max(cool, b / r)
     assert warm > 3.0, f"the warmest light only gives red/blue {warm:.2f}"
     assert cool < 2.0, f"a light turned the card deep blue (blue/red {cool:.2f})"
+
+
+def test_compositor_hands_its_room_light_rgb() -> None:
+    """The compositor's pictures go through the light in RGB: a light that raises
+    RGB's first channel (red) makes the scene red, not blue."""
+    class RedLight:
+        def set_random_seed(self, seed: int) -> None:
+            pass
+
+        def __call__(self, image: np.ndarray) -> dict[str, np.ndarray]:
+            out = image.copy()
+            out[:, :, 0] = 255
+            return {"image": out}
+
+    comp = Compositor(config=SceneConfig(size=96))
+    comp._photometric = RedLight()
+    image = comp.scene(np.random.default_rng(5)).image
+    assert (image[:, :, 2] == 255).all() and not (image[:, :, 0] == 255).all()
