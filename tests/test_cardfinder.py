@@ -423,12 +423,7 @@ def test_a_white_card_on_a_floor_as_white_is_cut_out_where_the_mask_knows_it() -
     cv2.fillPoly(image, [truth.astype(np.int32).reshape(-1, 1, 2)], (255, 255, 255))
     cv2.circle(image, (195, 190), 45, (40, 160, 40), -1)  # the green symbol
     box = (118.0, 78.0, 272.0, 302.0)
-    from companion.vision.cardmask import padded_region
-
-    x1, y1, x2, y2 = padded_region(box, image.shape)
-    learnt = np.zeros((y2 - y1, x2 - x1), np.uint8)
-    cv2.fillPoly(learnt, [np.round(truth - [x1, y1]).astype(np.int32).reshape(-1, 1, 2)], 255)
-    learnt = cv2.GaussianBlur(learnt, (5, 5), 0).astype(np.float32) / 255.0
+    learnt = _region_mask(image, box, truth)
 
     class _Knows:
         def roi_mask(self, roi: np.ndarray) -> np.ndarray:
