@@ -249,10 +249,15 @@ def _photometric(seed: int):  # type: ignore[no-untyped-def]
     os.environ.setdefault("NO_ALBUMENTATIONS_UPDATE", "1")  # its import asks PyPI for news otherwise
     import albumentations as A
 
+    from .light import room_light
+
     return A.Compose(
         [
-            A.PlanckianJitter(p=0.5),  # colour temperature of the room's light
-            A.RandomBrightnessContrast(brightness_limit=0.3, contrast_limit=0.3, p=0.8),
+            room_light(p=0.5),  # the room light's colour, as the camera's white balance leaves it
+            # Exposure as a gain (a dim room darkens every channel in proportion), and a
+            # little black level: an additive -0.3 (76 of 255) took a warm picture's whole
+            # blue channel with it (see light.py).
+            A.RandomBrightnessContrast(brightness_limit=0.1, contrast_limit=(-0.4, 0.3), p=0.8),
             A.HueSaturationValue(hue_shift_limit=4, sat_shift_limit=25, val_shift_limit=15, p=0.4),
             A.RandomShadow(shadow_roi=(0, 0, 1, 1), num_shadows_limit=(1, 1),
                            shadow_intensity_range=(0.15, 0.4), p=0.2),
