@@ -84,7 +84,8 @@ def card(heldout_json: Path, test_json: Path, speed: Path, run: Path, history: s
         "symbol size. Scenes (`companion/synth/scene.py`, `SceneConfig.varied`): older",
         "cards under the top card, wood, cloth, checked cloth, bright laminate, tiles,",
         "noise and photo tables, hands, a camera tilted up to 35 degrees, warm light,",
-        "hard shadows of heads and arms, colour temperature, glare, motion blur, noise, JPEG.",
+        "hard shadows of heads and arms, colour temperature (as a white-balancing camera",
+        "records it), glare, motion blur, noise, JPEG.",
         "",
         f"- {data}" if data else "",
         "",
@@ -112,15 +113,15 @@ def card(heldout_json: Path, test_json: Path, speed: Path, run: Path, history: s
         "",
         "| test set | images | top card correct | finder mAP50-95 | no detection |",
         "| --- | --- | --- | --- | --- |",
-        f"| held-out glyph family, published block style (seed 778, `v2-heldout-rgb`) | {held['images']} | "
+        f"| held-out glyph family, published block style (seed 778, `v2-heldout-cam`) | {held['images']} | "
         f"**{100 * held['top_card_accuracy']:.1f}%** | {held['map50_95']:.3f} | {held['missed']} |",
-        f"| in-distribution random styles (seed 779, `v2-test-rgb`) | {test['images']} | "
+        f"| in-distribution random styles (seed 779, `v2-test-cam`) | {test['images']} | "
         f"**{100 * test['top_card_accuracy']:.1f}%** | {test['map50_95']:.3f} | {test['missed']} |",
         *_framing_row(framing_json),
         "",
-        "Targets: held-out family >= 95%, in-distribution >= 99.5%. The sets are made with the room's",
-        "light in RGB (session 24's fix, `datasets/README.md`); the same scenes under the old, blue-cast",
-        "light are compared in Limits.",
+        "Targets: held-out family >= 95%, in-distribution >= 99.5%. The sets are made under the room's",
+        "light as a camera that white-balances records it (session 26, `companion/synth/light.py`,",
+        "`datasets/README.md`); the same piles under the lights before are compared in Limits.",
         "",
     ]
     if backend_jsons:
@@ -174,7 +175,7 @@ def _framing_row(path: Path | None) -> list[str]:
     if path is None:
         return []
     ev = json.loads(path.read_text())
-    return [f"| held-out family, small to large cards in square, 4:3, 16:9, 3:4 and 9:16 pictures (seed 781, `framing-heldout-rgb`) | "
+    return [f"| held-out family, small to large cards in square, 4:3, 16:9, 3:4 and 9:16 pictures (seed 781, `framing-heldout-cam`) | "
             f"{ev['images']} | **{100 * ev['top_card_accuracy']:.1f}%** | {ev['map50_95']:.3f} | {ev['missed']} |"]
 
 
