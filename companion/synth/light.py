@@ -5,9 +5,9 @@ Why not albumentations' ``PlanckianJitter`` as it comes: its table (from the Pla
 jitter paper) gives 3000 K a blue of 0.0013, 40 times below the trend of its own
 neighbours (3500 K 0.1665, 4000 K 0.2513, 4500 K 0.3154: about 0.06 at 3000 K), and
 it applies the whole cast, as a raw sensor with no white balance would. Between 3000
-and 3500 K that left a picture with almost no blue (x0.003 at 3000 K), and the
-additive darkening after it took the rest: a blue card's symbol came out with blue 0
-of 255, the same as a green card's, in 1 scene of 26. No phone or webcam takes such a
+and 3500 K (1 scene in 26) that left a picture with almost no blue (x0.003 at 3000
+K), and the additive darkening after it took the rest: a blue card's symbol came out
+with blue 0 of 255, the same as a green card's. No phone or webcam takes such a
 picture: every one white-balances, and under a bulb it leaves a warm cast, not all
 of it. Those scenes held 7 of the 12 misreads of the in-distribution test set (session
 26). Here the table's 3000 K blue is put back on its trend, and the camera takes out a
