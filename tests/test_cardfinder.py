@@ -265,7 +265,7 @@ def test_the_shipped_masker_can_be_trained_on_from_its_export(tmp_path) -> None:
     from companion.training.cardmask import export, from_onnx, make_samples, train
     from companion.vision.cardmask import DEFAULT_MASKER, OnnxMasker, to_input
 
-    shipped = OnnxMasker(DEFAULT_MASKER)
+    shipped = OnnxMasker(DEFAULT_MASKER, turns=1)  # the net itself, one look
     x, y = make_samples(2, 11, tmp_path / "t.npz", workers=1, size=shipped.size)
     region = x[0]
     net = from_onnx(DEFAULT_MASKER).eval()
@@ -433,3 +433,26 @@ def test_a_white_card_on_a_floor_as_white_is_cut_out_where_the_mask_knows_it() -
     assert refine_corners(image, box) is None  # the edges alone cannot tell
     found = CardFinder(_Boxes(box), masker=_Knows()).find(image)
     assert _corner_error(found.corners, truth) < 0.02
+
+
+def test_the_masker_reads_a_region_turned_a_quarter_as_the_same_card_turned() -> None:
+    """The masker reads each region at four quarter turns (TURNS) and turns each read
+    back before averaging, so a photo taken with the phone turned a quarter gives the
+    same card outline, turned: a read turned back the wrong way would break this.
+    One look alone (turns=1) does not promise it."""
+    from companion.vision.cardmask import DEFAULT_MASKER, OnnxMasker, padded_region
+
+    scene = _single_card_scenes().scene(np.random.default_rng([557, 0]))
+    x1, y1, x2, y2 = padded_region(scene.box, scene.image.shape)
+    side = min(x2 - x1, y2 - y1)
+    roi = np.ascontiguousarray(scene.image[y1:y1 + side, x1:x1 + side])
+    four, one = OnnxMasker(DEFAULT_MASKER), OnnxMasker(DEFAULT_MASKER, turns=1)
+    for masker, tol in ((four, 0.02), (one, None)):
+        upright = masker.roi_mask(roi)
+        turned_back = np.rot90(masker.roi_mask(np.ascontiguousarray(np.rot90(roi))), -1)
+        assert upright.shape == roi.shape[:2] and 0.2 < (upright > 0.5).mean() < 0.95
+        if tol is not None:
+            assert np.abs(upright - turned_back).max() < tol
+    assert ((four.roi_mask(roi) > 0.5) == (one.roi_mask(roi) > 0.5)).mean() > 0.97  # the same card
+    with pytest.raises(ValueError, match="quarter turns"):
+        OnnxMasker(DEFAULT_MASKER, turns=5)
