@@ -80,12 +80,11 @@ class OnnxMasker:
         """P(card) per pixel of ``roi``: the net's reads at :data:`TURNS` quarter turns of
         the squeezed region, each turned back, averaged."""
         x = to_input(roi, self.size)
-        prob = None
+        reads = []
         for k in range(self.turns):
             logits = self.engine.run(np.ascontiguousarray(np.rot90(x, k, axes=(2, 3))))[0, 0]
-            p = np.rot90(1.0 / (1.0 + np.exp(-logits.astype(np.float32))), -k)
-            prob = p if prob is None else prob + p
-        prob = np.ascontiguousarray(prob / self.turns, np.float32)
+            reads.append(np.rot90(1.0 / (1.0 + np.exp(-logits.astype(np.float32))), -k))
+        prob = np.ascontiguousarray(np.mean(reads, axis=0), np.float32)
         return cv2.resize(prob, (roi.shape[1], roi.shape[0]), interpolation=cv2.INTER_LINEAR)
 
 
