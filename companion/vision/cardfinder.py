@@ -8,7 +8,9 @@ the table around it, and a line is fitted to each side, so rounded corners and a
 tilted camera still give the true corners). The learnt card masker
 (:mod:`companion.vision.cardmask`) says which of those outlines is the card's
 where the edges alone are fooled (a pale card on pale cloth, a shadow's straight
-edge), and its own outline is taken where it is clearly the better one. When
+edge), and its own outline is taken where it is clearly the better one; where the
+mask's card and the finder's box disagree (a shadow across the card ended the box
+at its edge), the box is taken again from the mask (:func:`rebox`). When
 there is not exactly one whole, sharp card it says why, in words a person can act
 on.
 """
