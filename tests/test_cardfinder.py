@@ -487,7 +487,8 @@ def test_a_card_whose_box_ends_at_a_shadows_edge_is_cut_out_whole(monkeypatch) -
         """A masker that tells the card from the table by its brightness, shadowed or not
         (card 235 or 129, table 120 or 66)."""
 
-        regions: list[tuple[int, int]] = []
+        def __init__(self) -> None:
+            self.regions: list[tuple[int, int]] = []
 
         def roi_mask(self, roi: np.ndarray) -> np.ndarray:
             self.regions.append(roi.shape[:2])
