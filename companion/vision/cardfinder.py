@@ -371,7 +371,7 @@ def mask_box(image_shape: tuple[int, ...], box: tuple[float, float, float, float
     on = (learnt > 0.5).astype(np.uint8)
     if on.sum() < REBOX_MIN_SHARE * on.size:
         return None
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(on)
+    n, _, stats, _ = cv2.connectedComponentsWithStats(on)
     if n < 2:
         return None
     k = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
