@@ -472,6 +472,27 @@ def _short_box(box: tuple[float, float, float, float], side: int, share: float) 
     return b[0], b[1], b[2], b[3]
 
 
+def _sharp_card_with_a_shadow_line() -> tuple[np.ndarray, np.ndarray, tuple[float, float, float, float]]:
+    """:func:`_card_with_a_shadow_line` with a symbol on the card: something sharp to see
+    (a blank card is refused as too blurred)."""
+    image, truth, box = _card_with_a_shadow_line()
+    cv2.circle(image, (200, 180), 40, (40, 40, 200), 4)
+    return image, truth, box
+
+
+class _Bright:
+    """A masker that takes every pixel brighter than the lit table's grey for card (the
+    card 235 or 129 in the shadow, the table 120 or 66): it sees the card, shadowed or
+    not, and runs onto any pale patch of table. It notes the regions it was asked about."""
+
+    def __init__(self) -> None:
+        self.regions: list[tuple[int, int]] = []
+
+    def roi_mask(self, roi: np.ndarray) -> np.ndarray:
+        self.regions.append(roi.shape[:2])
+        return (cv2.cvtColor(roi, cv2.COLOR_BGR2GRAY) > 124).astype(np.float32)
+
+
 def test_a_card_whose_box_ends_at_a_shadows_edge_is_cut_out_whole(monkeypatch) -> None:
     """Issue 11: the finder's box ends at a hard shadow's edge across the card (20% of it
     left out). The mask, read in the box's region, runs on to the region's side; the box
@@ -479,29 +500,16 @@ def test_a_card_whose_box_ends_at_a_shadows_edge_is_cut_out_whole(monkeypatch) -
     that (REBOX 0) the cut stops short of the card's bottom."""
     from companion.vision import cardfinder
 
-    image, truth, _ = _card_with_a_shadow_line()
-    cv2.circle(image, (200, 180), 40, (40, 40, 200), 4)  # the card's symbol: something sharp to see
+    image, truth, _ = _sharp_card_with_a_shadow_line()
     box = (130.0, 70.0, 270.0, 278.0)  # stops short of the shadow's edge at y = 290; the card goes to 330
-
-    class _Sees:
-        """A masker that tells the card from the table by its brightness, shadowed or not
-        (card 235 or 129, table 120 or 66)."""
-
-        def __init__(self) -> None:
-            self.regions: list[tuple[int, int]] = []
-
-        def roi_mask(self, roi: np.ndarray) -> np.ndarray:
-            self.regions.append(roi.shape[:2])
-            return (cv2.cvtColor(roi, cv2.COLOR_BGR2GRAY) > 124).astype(np.float32)
-
-    seen = _Sees()
+    seen = _Bright()
     found = CardFinder(_Boxes(box), masker=seen).find(image)
     assert _corner_error(found.corners, truth) < 0.02
     assert found.box[3] >= 328, found.box  # the box it was cut out in reaches the card's bottom
     assert len(seen.regions) >= 2
     monkeypatch.setattr(cardfinder, "REBOX", 0)
     try:
-        short = CardFinder(_Boxes(box), masker=_Sees()).find(image).corners
+        short = CardFinder(_Boxes(box), masker=_Bright()).find(image).corners
         assert _corner_error(short, truth) > 0.04
     except CardNotFound:
         pass  # refused is right too: what matters is that it is not cut out whole
@@ -545,15 +553,9 @@ def test_a_cut_the_learnt_mask_disagrees_with_is_refused_not_learnt(monkeypatch)
     bound (MIN_AGREEMENT 0) the same photo is taken."""
     from companion.vision import cardfinder
 
-    image, truth, box = _card_with_a_shadow_line()
-    cv2.circle(image, (200, 180), 40, (40, 40, 200), 4)
+    image, truth, box = _sharp_card_with_a_shadow_line()
     cv2.ellipse(image, (270, 200), (60, 90), 0, -90, 90, (150, 150, 150), -1)  # the pale patch right of the card
-
-    class _Pale:
-        def roi_mask(self, roi: np.ndarray) -> np.ndarray:
-            return (cv2.cvtColor(roi, cv2.COLOR_BGR2GRAY) > 124).astype(np.float32)
-
     with pytest.raises(CardNotFound, match="edges are not clear"):
-        CardFinder(_Boxes(box), masker=_Pale()).find(image)
+        CardFinder(_Boxes(box), masker=_Bright()).find(image)
     monkeypatch.setattr(cardfinder, "MIN_AGREEMENT", 0.0)
-    CardFinder(_Boxes(box), masker=_Pale()).find(image)
+    CardFinder(_Boxes(box), masker=_Bright()).find(image)
