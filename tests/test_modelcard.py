@@ -15,7 +15,13 @@ def _eval(path: Path, accuracy: float) -> Path:
     return path
 
 
-def test_model_card_keeps_the_classifier_section_of_a_run_that_is_gone(tmp_path: Path) -> None:
+def test_model_card_keeps_the_classifier_section_of_a_run_that_is_gone(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import companion.vision.detector as detector
+
+    models = tmp_path / "models" / "taki-cls-yolov8n_openvino_model"
+    models.mkdir(parents=True)
+    (models / "metadata.yaml").write_text("task: classify\nimgsz:\n- 112\n- 112\n")
+    monkeypatch.setattr(detector, "MODELS_DIR", tmp_path / "models")  # the shipped export says 112
     previous = tmp_path / "README.md"
     previous.write_text("# card\n\n## Training the face classifier\n\n- two runs on 2 CPU cores, by hand\n\n"
                         "## Results (`taki-companion eval`)\n\nold numbers\n")
@@ -30,7 +36,7 @@ def test_model_card_keeps_the_classifier_section_of_a_run_that_is_gone(tmp_path:
                 cls_run=tmp_path / "gone", previous=previous, framing_json=_eval(tmp_path / "f.json", 0.978))
     assert "- two runs on 2 CPU cores, by hand" in text  # kept from the card before
     assert "mAP50-95 0.815" in text and "2 epochs" in text  # the finder's own run
-    assert "128 px classifier" in text  # what the shipped classifier reads, not a default of 64
+    assert "112 px classifier" in text  # what the shipped export says it reads, not a default of 64
     framing = [line for line in text.splitlines() if "small to large cards" in line]
     assert len(framing) == 1 and "**97.8%**" in framing[0]  # the framing test set's row
     assert "old numbers" not in text
