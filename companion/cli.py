@@ -99,10 +99,10 @@ def _enrol(args: argparse.Namespace) -> int:
         return 1
     if args.faces_only:
         return 0
-    return _learn(Path(args.out), args.name, report.quality or {}, 8)
+    return _learn(Path(args.out), args.name, report.quality or {}, 8, report.warnings or {})
 
 
-def _learn(deck, name, quality, epochs) -> int:  # type: ignore[no-untyped-def]
+def _learn(deck, name, quality, epochs, retake=None) -> int:  # type: ignore[no-untyped-def]
     import time
 
     from .training.fewshot import LearnSpec, learn_deck
@@ -112,7 +112,7 @@ def _learn(deck, name, quality, epochs) -> int:  # type: ignore[no-untyped-def]
     def progress(what: str, share: float) -> None:
         print(f"  [{100 * share:3.0f}%] {what} ({time.monotonic() - t0:.0f} s)", flush=True)
 
-    learn_deck(deck / "faces", deck, name, LearnSpec(epochs=epochs), progress, quality)
+    learn_deck(deck / "faces", deck, name, LearnSpec(epochs=epochs), progress, quality, retake=retake)
     print(f"deck profile ready: {deck} (use it with --deck {deck})")
     return 0
 

@@ -559,3 +559,23 @@ def test_a_cut_the_learnt_mask_disagrees_with_is_refused_not_learnt(monkeypatch)
         CardFinder(_Boxes(box), masker=_Bright()).find(image)
     monkeypatch.setattr(cardfinder, "MIN_AGREEMENT", 0.0)
     CardFinder(_Boxes(box), masker=_Bright()).find(image)
+
+
+def test_a_card_a_little_blurred_is_cut_out_and_called_soft() -> None:
+    """Two bounds (session 30): a 5 px motion blur (a slow hand) or a Gaussian of
+    1.5 px leaves the corners as right as a sharp card's, so the card is cut out but
+    called soft (the camera then waits for a crisper frame, a folder's photo is learnt
+    with a hint); a 9 px motion blur is still refused (the test above)."""
+    from companion.vision.cardfinder import CRISP, MIN_CRISPNESS
+
+    comp = _single_card_scenes("published")
+    scene = comp.scene(np.random.default_rng([555, 3]))
+    finder = CardFinder(_Boxes(scene.box))
+    sharp = finder.find(scene.image)
+    assert not sharp.soft and sharp.crispness >= CRISP
+    kernel = np.zeros((5, 5), np.float32)
+    kernel[2, :] = 1 / 5
+    for shaken in (cv2.filter2D(scene.image, -1, kernel), cv2.GaussianBlur(scene.image, (0, 0), 1.5)):
+        found = finder.find(shaken)
+        assert found.soft and MIN_CRISPNESS <= found.crispness < CRISP
+        assert _corner_error(found.corners, scene.top.corners) < 0.04

@@ -45,7 +45,8 @@ def tiny_profile(tmp_path_factory: pytest.TempPathFactory) -> Path:
     _held_out_faces(root / "enrolled", codes=["R7", "B1", "GSTOP", "KING"])
     steps: list[tuple[str, float]] = []
     learn_deck(root / "enrolled", root / "kitchen", "Kitchen deck",
-               LearnSpec(scenes_per_face=2, val_per_face=1, epochs=1), lambda w, s: steps.append((w, s)))
+               LearnSpec(scenes_per_face=2, val_per_face=1, epochs=1), lambda w, s: steps.append((w, s)),
+               retake={"B1": "its photo is a little blurred"})
     assert steps[-1] == ("ready", 1.0) and all(0 <= s <= 1 for _, s in steps)
     return root / "kitchen"
 
@@ -73,6 +74,7 @@ def test_profile_round_trip(tiny_profile: Path) -> None:
     profile = load_profile(tiny_profile)
     assert profile.name == "Kitchen deck" and set(profile.enrolled) == {"R7", "B1", "GSTOP", "KING"}
     assert len(profile.missing) == 53 and profile.created
+    assert profile.retake == {"B1": "its photo is a little blurred"}  # what to photograph again, kept
     assert [p.name for p in list_profiles(tiny_profile.parent)] == ["Kitchen deck"]
     for backend, suffix in (("pytorch", "pt"), ("onnx", "onnx"), ("ncnn", "onnx")):
         assert profile.classifier_for(backend).name == f"classifier.{suffix}"

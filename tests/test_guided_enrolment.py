@@ -177,3 +177,48 @@ def test_learn_a_deck_speaks_the_kiosks_language(tmp_path: Path) -> None:
     assert guide.redo().message == "Поново: црвена 7."
     with pytest.raises(ValueError, match="Ниједна карта"):
         guide.learn()
+
+
+def test_a_slightly_blurred_photo_is_learnt_with_a_hint_and_the_camera_waits_for_a_crisp_one(
+        tmp_path: Path) -> None:
+    """A folder whose only photo of a face is a little out of focus (a Gaussian of
+    1.5 px: the corners still right) keeps the face and names it for a retake,
+    instead of leaving it out of the deck; beside a crisp photo the crisp one is
+    kept; a blur of 2.5 px is still refused. The live camera never takes a soft frame: it says
+    "too blurred" and takes the card once it is crisp."""
+    from companion.training.enrol import default_card_finder, enrol
+    from companion.training.guided import GuidedEnrolment
+    from companion.vision.cardfinder import (CRISP, MIN_CRISPNESS, card_crispness, crispness, order_corners,
+                                             warp_card)
+
+    codes = ("R7", "Y3", "KING")
+    faces = {Card.from_code(c): render_styled_face(Card.from_code(c), PUBLISHED, 300, 420) for c in codes}
+    cfg = replace(SceneConfig.varied(480, "classic"), under_cards=(0, 0), hand_p=0.0, card_height=(0.5, 0.6),
+                  tilt=10.0, hard_shadow_p=0.0, photometric=False, warm_p=0.0)
+    scenes = {c: Compositor(faces, cfg).scene(np.random.default_rng(5), top=Card.from_code(c)) for c in codes}
+    soft = cv2.GaussianBlur(scenes["R7"].image, (0, 0), 1.5)
+    assert MIN_CRISPNESS <= card_crispness(soft, scenes["R7"].top.corners) < CRISP
+    photos = {"R7": [soft], "Y3": [cv2.GaussianBlur(scenes["Y3"].image, (0, 0), 1.5), scenes["Y3"].image],
+              "KING": [cv2.GaussianBlur(scenes["KING"].image, (0, 0), 2.5)]}
+    for code, images in photos.items():
+        (tmp_path / "photos" / code).mkdir(parents=True)
+        for i, image in enumerate(images):
+            cv2.imwrite(str(tmp_path / "photos" / code / f"{i}.png"), image)
+    report = enrol(tmp_path / "photos", tmp_path / "deck" / "faces")
+    assert set(report.enrolled) == {"R7", "Y3"}
+    assert "a little blurred" in (report.warnings or {}).get("R7", "") and "Y3" not in (report.warnings or {})
+    assert "too blurred" in report.failed["KING"]
+    kept = cv2.imread(str(tmp_path / "deck" / "faces" / "Y3.png"))
+    corners = order_corners(scenes["Y3"].top.corners)
+    crisp_cut, soft_cut = (crispness(warp_card(p, corners, kept.shape[1], kept.shape[0]))
+                           for p in photos["Y3"][::-1])
+    assert abs(crispness(kept) - crisp_cut) < abs(crispness(kept) - soft_cut)  # the crisp photo was kept
+
+    guide = GuidedEnrolment(default_card_finder(), tmp_path / "live", (Card.from_code("R7"),), steady_frames=2)
+    for _ in range(4):
+        view = guide.feed(soft)
+        assert not view.finished and not view.steady and view.message.startswith("Too blurred"), view.message
+    assert view.corners is not None  # the card is outlined, not green
+    for _ in range(3):
+        view = guide.feed(scenes["R7"].image)
+    assert view.finished and view.message.startswith("Got the red 7")

@@ -107,6 +107,12 @@ def _items_by_face(src: Path, failed: dict[str, str]) -> dict[Card, list[Path]]:
     return items
 
 
+#: What to retake, for a face kept all the same.
+SOFT = "its photo is a little blurred: a sharper one reads better"
+COLOURED = ("taken under strongly coloured or dim light: its colours may be wrong; "
+            "a photo under white light is better")
+
+
 @dataclass(frozen=True, slots=True)
 class EnrolReport:
     enrolled: dict[str, Path]
@@ -116,7 +122,11 @@ class EnrolReport:
 
 
 def enrol(src: Path, out: Path, w: int = CARD_W, h: int = CARD_H, finder: CardFinder | None = None) -> EnrolReport:
-    """Cut each face's sharpest picture out flat into ``out/<stem>.png``."""
+    """Cut each face's sharpest picture out flat into ``out/<stem>.png``.
+
+    A face whose pictures are all a little blurred (:attr:`FoundCard.soft`) is still
+    learnt, with a warning: a face learnt from a soft photo reads better than a face
+    missing from the deck."""
     out.mkdir(parents=True, exist_ok=True)
     finder = finder or default_card_finder()
     done: dict[str, Path] = {}
@@ -131,15 +141,17 @@ def enrol(src: Path, out: Path, w: int = CARD_W, h: int = CARD_H, finder: CardFi
             except CardNotFound as e:
                 why = str(e)
                 continue
-            crops.append((found.sharpness, warp_card(img, found.corners, w, h)))
+            crops.append((not found.soft, found.sharpness, warp_card(img, found.corners, w, h)))
         if not crops:
             failed[card.code] = f"no card cut out of its pictures ({why})"
             continue
-        sharp, best = max(crops, key=lambda sc: sc[0])
+        crisp, sharp, best = max(crops, key=lambda c: c[:2])  # a crisp picture before any soft one
         path = out / f"{file_stem(card)}.png"
         done[card.code] = path
         quality[card.code] = round(sharp, 1)
+        hints = [] if crisp else [SOFT]
         if save_face(path, best):
-            warnings[card.code] = ("taken under strongly coloured or dim light: its colours may be wrong; "
-                                   "a photo under white light is better")
+            hints.append(COLOURED)
+        if hints:
+            warnings[card.code] = "; ".join(hints)
     return EnrolReport(done, failed, quality, warnings)

@@ -76,9 +76,10 @@ def _crops(faces: dict[Card, np.ndarray] | tuple[Card, ...], out: Path, split: s
 
 def learn_deck(faces_dir: Path, out: Path, name: str | None = None, spec: LearnSpec | None = None,
                progress: Progress | None = None, quality: dict[str, float] | None = None,
-               words: Words | None = None) -> Path:
+               words: Words | None = None, retake: dict[str, str] | None = None) -> Path:
     """Build the deck profile ``out`` from enrolled faces in ``faces_dir``; ``progress``
-    is told what is happening in ``words``' language (English by default)."""
+    is told what is happening in ``words``' language (English by default). ``retake``:
+    faces kept from a poor photo, and why (kept in deck.json to show later)."""
     from ..synth.dataset import load_faces
     from ..vision.yolo_env import YOLO
 
@@ -142,6 +143,7 @@ def learn_deck(faces_dir: Path, out: Path, name: str | None = None, spec: LearnS
         "enrolled": [c.code for c in FACES if c in enrolled],
         "missing": [c.code for c in FACES if c not in enrolled],
         "quality": quality or {},
+        "retake": retake or {},
         "accuracy": accuracy,
         "learn_seconds": round(time.monotonic() - t0, 1),
         "base": Path(spec.base).name, "imgsz": imgsz, "keep": spec.keep,

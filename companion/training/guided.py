@@ -19,7 +19,7 @@ import numpy as np
 
 from ..rules.cards import FACES, Card, file_stem
 from ..synth.faces import CARD_H, CARD_W
-from ..vision.cardfinder import CardFinder, CardNotFound, warp_card
+from ..vision.cardfinder import BLURRED, CardFinder, CardNotFound, warp_card
 from ..voice.catalog import Words, tr, words as words_for
 from .enrol import save_face
 
@@ -111,9 +111,9 @@ class GuidedEnrolment:
         try:
             found = self.finder.find(image)
         except CardNotFound as e:
-            said = self.words(str(e))
-            self._last, self._steady, self._message = None, 0, said[:1].upper() + said[1:]
-            return self.view()
+            return self._not_taken(str(e))
+        if found.soft:  # the camera gives more frames: wait for a crisp one
+            return self._not_taken(BLURRED, found.corners)
         height = float(np.linalg.norm(found.corners[3] - found.corners[0])) or 1.0
         moved = None if self._last is None else float(np.abs(found.corners - self._last).max()) / height
         self._last = found.corners
@@ -132,6 +132,11 @@ class GuidedEnrolment:
         self._message = w(GOT, card=w.card(card)) + (" " + w(COLOURED) if coloured else "")
         self._advance()
         return self.view(found.corners)
+
+    def _not_taken(self, why: str, corners: np.ndarray | None = None) -> EnrolView:
+        said = self.words(why)
+        self._last, self._steady, self._message = None, 0, said[:1].upper() + said[1:]
+        return self.view(corners)
 
     def skip(self) -> EnrolView:
         """The deck lacks this face (or it is lost): go on without it."""

@@ -12,7 +12,7 @@ message the app shows while it falls back to the default reader.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..rules.cards import FACES
@@ -35,6 +35,7 @@ class DeckProfile:
     missing: tuple[str, ...]  # faces the deck lacks, or that were skipped
     quality: dict[str, float]
     accuracy: float | None  # the learner's check on held-back pictures of this deck
+    retake: dict[str, str] = field(default_factory=dict)  # face -> why its photo should be taken again
 
     def classifier_for(self, backend: str) -> Path:
         """The deck's classifier for a backend; ONNX stands in for OpenVINO/NCNN."""
@@ -76,9 +77,11 @@ def load_profile(path: str | Path) -> DeckProfile:
         raise DeckError(f"{root} has no learnt classifier; run `taki-companion learn-deck {root}`")
     quality = meta.get("quality", {})
     acc = meta.get("accuracy")
+    retake = meta.get("retake", {})
     return DeckProfile(root, str(meta.get("name", root.name)), str(meta.get("created", "")), tuple(enrolled),
                        tuple(missing), {str(k): float(v) for k, v in quality.items()} if isinstance(quality, dict)
-                       else {}, float(acc) if isinstance(acc, (int, float)) else None)
+                       else {}, float(acc) if isinstance(acc, (int, float)) else None,
+                       {str(k): str(v) for k, v in retake.items()} if isinstance(retake, dict) else {})
 
 
 def list_profiles(folder: str | Path) -> list[DeckProfile]:
