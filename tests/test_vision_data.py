@@ -1,5 +1,6 @@
 """Issue 3 data side: 57 distinct faces, honest labels, deterministic datasets, enrolment."""
 
+import sys
 from pathlib import Path
 
 import cv2
@@ -180,6 +181,38 @@ def test_enrol_a_flat_folder_of_photos_named_in_words_or_numbered(tmp_path: Path
     assert set(report.enrolled) == {"R7", "B+2", "KING"}
     assert set(report.failed) == {"holiday.jpg"} and "not a face" in report.failed["holiday.jpg"]
     assert set(load_faces(tmp_path / "faces")) == {Card.from_code(c) for c in ("R7", "B+2", "KING")}
+
+
+def test_enrol_reads_a_phones_heic_photos_turned_as_taken(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An iPhone saves HEIC by default and records a portrait photo turned, with the
+    turn in EXIF: such photos are read upright and enrolled, in a face's folder or
+    alone. Without pillow-heif each is named with what to do, not skipped in silence."""
+    pillow_heif = pytest.importorskip("pillow_heif")
+    from PIL import Image
+
+    from companion.training import enrol as enrolment
+
+    pillow_heif.register_heif_opener()
+    rng = np.random.default_rng(5)
+    src = tmp_path / "photos"
+    (src / "KING").mkdir(parents=True)
+    for path, code in ((src / "R7.heic", "R7"), (src / "KING" / "IMG_0001.HEIC", "KING")):
+        q = np.array([[200, 50], [430, 70], [420, 420], [190, 400]]) + rng.integers(-20, 20, (4, 2))
+        photo = _photo_of(render_face(Card.from_code(code), 248, 346), q, rng)
+        sideways = Image.fromarray(cv2.cvtColor(np.rot90(photo).copy(), cv2.COLOR_BGR2RGB))  # stored turned
+        exif = Image.Exif()
+        exif[0x0112] = 6  # orientation: turn 90 degrees clockwise to show
+        sideways.save(path, quality=92, exif=exif.tobytes())
+    upright = enrolment.read_photo(src / "R7.heic")
+    assert upright is not None and upright.shape[:2] == (480, 640)
+    report = enrolment.enrol(src, tmp_path / "faces")
+    assert set(report.enrolled) == {"R7", "KING"}, report.failed
+    assert set(load_faces(tmp_path / "faces")) == {Card.from_code("R7"), Card.from_code("KING")}
+
+    monkeypatch.setitem(sys.modules, "pillow_heif", None)  # as if it were not installed
+    report = enrolment.enrol(src, tmp_path / "faces2")
+    assert not report.enrolled
+    assert "pillow-heif" in report.failed["R7.heic"] and "pillow-heif" in report.failed["KING"]
 
 
 def test_augmentations_import_without_asking_the_network(monkeypatch) -> None:  # type: ignore[no-untyped-def]

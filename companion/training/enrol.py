@@ -3,7 +3,8 @@
 Layout of the source folder: ``<CODE>/*.jpg`` (photos of one face, e.g.
 ``R7/``, ``KING/``; ``+`` may be spelt ``plus``), ``<CODE>.mp4`` (a short clip) or
 ``<CODE>.jpg`` (one photo; ``R7_1.jpg``, ``R7_2.jpg`` for more), the face named by its
-code or in words (``red_7``, ``Blue +2``: ``face_names.py``).
+code or in words (``red_7``, ``Blue +2``: ``face_names.py``). A phone's HEIC photos
+(an iPhone's default) are read with pillow-heif (the ``train`` extra).
 Each picture is searched for the card (the learnt card finder, corners refined
 from the card's edges: ``companion/vision/cardfinder.py``), warped flat to the
 print size, brought to white light (``paper_white``), and the sharpest crop per
@@ -58,13 +59,45 @@ def find_card(image: np.ndarray, finder: CardFinder | None = None) -> np.ndarray
         return None
 
 
+#: Photos OpenCV cannot open: an iPhone saves HEIC unless told otherwise.
+HEIF_SUFFIXES = frozenset({".heic", ".heif"})
+PHOTO_SUFFIXES = frozenset(IMAGE_SUFFIXES) | HEIF_SUFFIXES
+NO_HEIF = "a HEIC photo, and pillow-heif is not installed (pip install pillow-heif), or save it as JPEG"
+
+
+def heif_reader() -> bool:
+    """True when HEIC photos can be read (pillow-heif is installed)."""
+    try:
+        import pillow_heif  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def read_photo(path: Path) -> np.ndarray | None:
+    """A photo as BGR, turned upright as the phone recorded it (EXIF), or None when it
+    cannot be read (damaged, or HEIC with no pillow-heif)."""
+    if path.suffix.lower() not in HEIF_SUFFIXES:
+        return cv2.imread(str(path))  # OpenCV applies the EXIF orientation itself
+    try:
+        import pillow_heif
+        from PIL import Image
+
+        pillow_heif.register_heif_opener()  # it turns the picture as recorded (EXIF, irot)
+        with Image.open(path) as im:
+            rgb = np.asarray(im.convert("RGB"))
+    except (ImportError, OSError, ValueError, SyntaxError):
+        return None
+    return cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR)
+
+
 def _pictures(path: Path, every: int = 5) -> list[np.ndarray]:
-    if path.is_file() and path.suffix.lower() in IMAGE_SUFFIXES:
-        img = cv2.imread(str(path))
+    if path.is_file() and path.suffix.lower() in PHOTO_SUFFIXES:
+        img = read_photo(path)
         return [] if img is None else [img]
     if path.is_dir():
-        return [img for p in sorted(path.iterdir()) if p.suffix.lower() in IMAGE_SUFFIXES
-                for img in [cv2.imread(str(p))] if img is not None]
+        return [img for p in sorted(path.iterdir()) if p.suffix.lower() in PHOTO_SUFFIXES
+                for img in [read_photo(p)] if img is not None]
     cap = cv2.VideoCapture(str(path))
     out, i = [], 0
     while True:
@@ -97,7 +130,10 @@ def _items_by_face(src: Path, failed: dict[str, str]) -> dict[Card, list[Path]]:
     items: dict[Card, list[Path]] = {}
     for item in sorted(src.iterdir()):
         suffix = item.suffix.lower()
-        if not (item.is_dir() or suffix in VIDEO_SUFFIXES or suffix in IMAGE_SUFFIXES):
+        if not (item.is_dir() or suffix in VIDEO_SUFFIXES or suffix in PHOTO_SUFFIXES):
+            continue
+        if suffix in HEIF_SUFFIXES and not heif_reader():
+            failed[item.name] = NO_HEIF
             continue
         card = face_from_file_name(item.name if item.is_dir() else item.stem)
         if card is None:
@@ -135,6 +171,9 @@ def enrol(src: Path, out: Path, w: int = CARD_W, h: int = CARD_H, finder: CardFi
     warnings: dict[str, str] = {}
     for card, items in _items_by_face(src, failed).items():
         crops, why = [], "no pictures"
+        if not heif_reader() and any(p.suffix.lower() in HEIF_SUFFIXES for item in items if item.is_dir()
+                                     for p in item.iterdir()):
+            why = NO_HEIF
         for img in (img for item in items for img in _pictures(item)):
             try:
                 found = finder.find(img)
