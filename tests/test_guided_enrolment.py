@@ -180,7 +180,7 @@ def test_learn_a_deck_speaks_the_kiosks_language(tmp_path: Path) -> None:
 
 
 def test_a_slightly_blurred_photo_is_learnt_with_a_hint_and_the_camera_waits_for_a_crisp_one(
-        tmp_path: Path) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A folder whose only photo of a face is a little out of focus (a Gaussian of
     1.5 px: the corners still right) keeps the face and names it for a retake,
     instead of leaving it out of the deck; beside a crisp photo the crisp one is
@@ -213,6 +213,14 @@ def test_a_slightly_blurred_photo_is_learnt_with_a_hint_and_the_camera_waits_for
     crisp_cut, soft_cut = (crispness(warp_card(p, corners, kept.shape[1], kept.shape[0]))
                            for p in photos["Y3"][::-1])
     assert abs(crispness(kept) - crisp_cut) < abs(crispness(kept) - soft_cut)  # the crisp photo was kept
+
+    from companion import cli
+    from companion.training import fewshot
+
+    learnt: dict = {}
+    monkeypatch.setattr(fewshot, "learn_deck", lambda *a, **k: learnt.update(k))  # the CLI's hand-over only
+    assert cli.main(["enrol", "--src", str(tmp_path / "photos"), "--out", str(tmp_path / "cli-deck")]) == 0
+    assert set(learnt["retake"]) == {"R7"}  # kept in deck.json with the profile
 
     guide = GuidedEnrolment(default_card_finder(), tmp_path / "live", (Card.from_code("R7"),), steady_frames=2)
     for _ in range(4):
