@@ -122,17 +122,18 @@ def save_face(path: Path, taken: np.ndarray) -> bool:
     return coloured_light(gains)
 
 
-def _items_by_face(src: Path, failed: dict[str, str]) -> dict[Card, list[Path]]:
+def _items_by_face(src: Path, failed: dict[str, str], heif: bool) -> dict[Card, list[Path]]:
     """What ``src`` holds for each face: folders of pictures, videos, and single photos
     (several of one face told apart by a number: ``R7_1.jpg``, ``R7_2.jpg``), named
-    by face code or in words (``red_7``, ``Blue +2``). A name that is no face goes to
+    by face code or in words (``red_7``, ``Blue +2``). A name that is no face, or a
+    HEIC photo with no reader for it (``heif``: :func:`heif_reader`), goes to
     ``failed``."""
     items: dict[Card, list[Path]] = {}
     for item in sorted(src.iterdir()):
         suffix = item.suffix.lower()
         if not (item.is_dir() or suffix in VIDEO_SUFFIXES or suffix in PHOTO_SUFFIXES):
             continue
-        if suffix in HEIF_SUFFIXES and not heif_reader():
+        if suffix in HEIF_SUFFIXES and not heif:
             failed[item.name] = NO_HEIF
             continue
         card = face_from_file_name(item.name if item.is_dir() else item.stem)
@@ -169,10 +170,11 @@ def enrol(src: Path, out: Path, w: int = CARD_W, h: int = CARD_H, finder: CardFi
     failed: dict[str, str] = {}
     quality: dict[str, float] = {}
     warnings: dict[str, str] = {}
-    for card, items in _items_by_face(src, failed).items():
+    heif = heif_reader()
+    for card, items in _items_by_face(src, failed, heif).items():
         crops, why = [], "no pictures"
-        if not heif_reader() and any(p.suffix.lower() in HEIF_SUFFIXES for item in items if item.is_dir()
-                                     for p in item.iterdir()):
+        if not heif and any(p.suffix.lower() in HEIF_SUFFIXES for item in items if item.is_dir()
+                            for p in item.iterdir()):
             why = NO_HEIF
         for img in (img for item in items for img in _pictures(item)):
             try:

@@ -38,7 +38,7 @@ class FoundCard:
     corners: np.ndarray  # (4, 2) float32: top-left, top-right, bottom-right, bottom-left of a portrait card
     box: tuple[float, float, float, float]  # the box the corners were found in (the finder's, or the mask's: rebox)
     sharpness: float  # variance of the Laplacian over the card (higher: sharper)
-    crispness: float = 1.0  # :func:`card_crispness` at the corners found (a blur of s px: about 1/s)
+    crispness: float  # :func:`card_crispness` at the corners found (a blur of s px: about 1/s)
 
     @property
     def soft(self) -> bool:
@@ -66,7 +66,6 @@ CRISP = 0.105
 #: was CRISP, which left a face out of the deck when a folder held only a slightly
 #: soft photo of it.
 MIN_CRISPNESS = 0.09
-BLURRED = tr("too blurred: hold the camera (or the card) still")
 #: A second box at least this big (against the first) is a second card.
 SECOND_CARD = 0.35
 #: ... unless this much of the smaller box lies inside the other: the finder's second
@@ -82,6 +81,7 @@ NESTED = 0.8
 #: 10-45% of their size (the same photos cut): 98 of 100 refused at 0.3%, as at 1%.
 EDGE_BOX = 0.003
 PART = tr("only part of the card is in view: move it towards the middle")
+BLURRED = tr("too blurred: hold the camera (or the card) still")
 EDGES_UNCLEAR = tr("the card's edges are not clear: try a plainer table or more light")
 
 
