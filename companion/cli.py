@@ -77,20 +77,24 @@ def _faces(args: argparse.Namespace) -> int:
 
 
 def _enrol(args: argparse.Namespace) -> int:
+    import time
     from pathlib import Path
 
+    from .training.deck_prototypes import write_profile
     from .training.enrol import enrol
     from .vision.detector import ModelError
 
     if not Path(args.src).is_dir():
         print(f"taki-companion enrol: no folder {args.src}", file=sys.stderr)
         return 2
+    t0 = time.monotonic()
+    deck = Path(args.out)
     try:
-        report = enrol(Path(args.src), Path(args.out) / "faces")
+        report = enrol(Path(args.src), deck / "faces")
     except ModelError as e:
         print(f"taki-companion enrol: {e}", file=sys.stderr)
         return 2
-    print(f"{len(report.enrolled)} faces enrolled into {Path(args.out) / 'faces'}")
+    print(f"{len(report.enrolled)} faces enrolled into {deck / 'faces'}")
     for what, why in report.failed.items():
         print(f"  {what}: {why}", file=sys.stderr)
     for what, why in (report.warnings or {}).items():
@@ -99,14 +103,28 @@ def _enrol(args: argparse.Namespace) -> int:
         return 1
     if args.faces_only:
         return 0
-    return _learn(Path(args.out), args.name, report.quality or {}, 8, report.warnings or {})
+    try:
+        write_profile(deck, report.shots or {}, name=args.name, quality=report.quality or {},
+                      retake=report.warnings or {})
+    except ModelError as e:
+        print(f"taki-companion enrol: {e}", file=sys.stderr)
+        return 2
+    print(f"deck profile ready in {time.monotonic() - t0:.0f} s: {deck} (use it with --deck {deck})")
+    if args.fine_tune:
+        return _learn(deck, args.name, report.quality or {}, 8, report.warnings or {})
+    return 0
 
 
 def _learn(deck, name, quality, epochs, retake=None) -> int:  # type: ignore[no-untyped-def]
     import time
 
-    from .training.fewshot import LearnSpec, learn_deck
-
+    try:
+        from .training.fewshot import LearnSpec, learn_deck
+        import ultralytics  # noqa: F401
+    except ImportError:
+        print("taki-companion: the fine-tune needs the full install (pip install '.[train]'); "
+              "the deck's prototypes read without it", file=sys.stderr)
+        return 2
     t0 = time.monotonic()
 
     def progress(what: str, share: float) -> None:
@@ -389,9 +407,12 @@ def build_parser() -> argparse.ArgumentParser:
     ep.add_argument("--name", default=None, help="the deck's name (default: the folder's)")
     ep.add_argument("--faces-only", action="store_true",
                     help="only cut the faces out (OUT/faces); learn later with `learn-deck OUT`")
+    ep.add_argument("--fine-tune", action="store_true",
+                    help="also fine-tune the classifier on the deck (minutes; the full install only)")
     ep.set_defaults(func=_enrol)
 
-    lp = sub.add_parser("learn-deck", help="(re)learn a deck profile from its enrolled faces (minutes, CPU)")
+    lp = sub.add_parser("learn-deck", help="fine-tune the classifier on an enrolled deck's faces (minutes, "
+                                           "CPU, the full install; optional: its prototypes read without it)")
     lp.add_argument("deck", help="deck profile folder with faces/")
     lp.add_argument("--name", default=None)
     lp.add_argument("--epochs", type=int, default=8)

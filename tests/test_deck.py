@@ -116,7 +116,7 @@ def test_broken_profiles_are_refused_with_a_reason(tiny_profile: Path, tmp_path:
     p = _copy(tiny_profile, tmp_path / "e")
     (p / "classifier.pt").unlink()
     (p / "classifier.onnx").unlink()
-    with pytest.raises(DeckError, match="no learnt classifier"):
+    with pytest.raises(DeckError, match="neither prototypes nor a learnt classifier"):
         load_profile(p)
     p = _copy(tiny_profile, tmp_path / "f")
     (p / "deck.json").write_text(json.dumps({**meta, "enrolled": ["R7", "Q9"]}))

@@ -5,11 +5,13 @@ Layout of the source folder: ``<CODE>/*.jpg`` (photos of one face, e.g.
 ``<CODE>.jpg`` (one photo; ``R7_1.jpg``, ``R7_2.jpg`` for more), the face named by its
 code or in words (``red_7``, ``Blue +2``: ``face_names.py``). A phone's HEIC photos
 (an iPhone's default) are read with pillow-heif (the ``train`` extra).
-Each picture is searched for the card (the learnt card finder, corners refined
-from the card's edges: ``companion/vision/cardfinder.py``), warped flat to the
-print size, brought to white light (``paper_white``), and the sharpest crop per
-face is written as ``<stem>.png``; the few-shot learner (``fewshot.py``) then
-teaches the face classifier the deck.
+Each picture is searched for the card the way the table reads it: the card
+finder's box (``CardFinder.locate``), with the exact corners as a refinement where
+they are found (a flat cut-out), never a reason to lose a face. The face's best
+picture is written as ``<stem>.png`` (brought to white light, ``paper_white``), and
+every photo becomes a :class:`~companion.training.deck_prototypes.Shot` from which
+the deck's prototypes are made in seconds (``deck_prototypes.py``). Nothing here
+needs torch: it runs on the runtime install.
 """
 
 from __future__ import annotations
@@ -22,21 +24,22 @@ import numpy as np
 
 from ..rules.cards import Card, file_stem
 from ..synth.faces import CARD_H, CARD_W, card_mask
-from ..vision.cardfinder import (CardFinder, CardNotFound, coloured_light, lamp_gains, order_corners, paper_white,
-                                 sharpness, warp_card)
+from ..vision.cardfinder import (CardFinder, CardNotFound, LocatedCard, coloured_light, lamp_gains, order_corners,
+                                 paper_white, sharpness, warp_card)
 from ..vision.sources import IMAGE_SUFFIXES, VIDEO_SUFFIXES
+from .deck_prototypes import Shot
 from .face_names import face_from_file_name
 
 __all__ = ["EnrolReport", "enrol", "find_card", "order_corners", "sharpness", "warp_card"]
 
 
 def default_card_finder() -> CardFinder:
-    """The shipped reader's first stage as the card finder (no classifier needed), with
-    the shipped card masker."""
+    """The table's own card finder (the shipped ONNX export on ONNX Runtime, no torch),
+    with the shipped card masker for the exact corners."""
     from ..vision.cardmask import shipped_masker
-    from ..vision.detector import YoloDetector
+    from ..vision.runtime import RuntimeFinder
 
-    return CardFinder(YoloDetector(None, conf=0.2), outliner=shipped_outliner(), masker=shipped_masker())
+    return CardFinder(RuntimeFinder(conf=0.2), masker=shipped_masker())
 
 
 def shipped_outliner():  # type: ignore[no-untyped-def]
@@ -156,43 +159,72 @@ class EnrolReport:
     failed: dict[str, str]  # face or file -> why
     quality: dict[str, float] | None = None  # face -> sharpness of the kept picture
     warnings: dict[str, str] | None = None  # face -> what to retake, for a face kept all the same
+    shots: dict[str, list[Shot]] | None = None  # face -> where its card lies in each photo
+
+
+#: Photos are read at most this many pixels on their longer side (a phone's 12 MP photo
+#: took the exact cut 0.5-2.8 s; the card keeps hundreds of pixels).
+MAX_SIDE = 1600
+#: At most this many photos of one face are learnt (the crispest first).
+PHOTOS_PER_FACE = 4
+
+
+def _smaller(img: np.ndarray) -> np.ndarray:
+    h, w = img.shape[:2]
+    r = MAX_SIDE / max(h, w)
+    return img if r >= 1 else cv2.resize(img, (round(w * r), round(h * r)), interpolation=cv2.INTER_AREA)
+
+
+def face_picture(img: np.ndarray, found: LocatedCard, w: int, h: int) -> np.ndarray:
+    """The face as a card-shaped picture: cut flat at its exact corners, or (where they
+    were not found) the finder's box, turned upright if the box lies wide."""
+    if found.corners is not None:
+        return warp_card(img, found.corners, w, h)
+    x1, y1, x2, y2 = (int(round(v)) for v in found.box)
+    cut = img[max(0, y1):y2, max(0, x1):x2]
+    if cut.shape[1] > cut.shape[0]:
+        cut = np.ascontiguousarray(np.rot90(cut))
+    return cv2.resize(cut, (w, h), interpolation=cv2.INTER_AREA)
 
 
 def enrol(src: Path, out: Path, w: int = CARD_W, h: int = CARD_H, finder: CardFinder | None = None) -> EnrolReport:
-    """Cut each face's sharpest picture out flat into ``out/<stem>.png``.
+    """Locate the card in every picture of every face; write each face's best picture
+    to ``out/<stem>.png`` and return the shots the prototypes are made from.
 
-    A face whose pictures are all a little blurred (:attr:`FoundCard.soft`) is still
-    learnt, with a warning: a face learnt from a soft photo reads better than a face
-    missing from the deck."""
+    A face is kept whenever one of its pictures shows one whole card: a soft photo,
+    or one whose exact outline was not found, is learnt with a hint to retake it."""
     out.mkdir(parents=True, exist_ok=True)
     finder = finder or default_card_finder()
     done: dict[str, Path] = {}
     failed: dict[str, str] = {}
     quality: dict[str, float] = {}
     warnings: dict[str, str] = {}
+    shots: dict[str, list[Shot]] = {}
     heif = heif_reader()
     for card, items in _items_by_face(src, failed, heif).items():
-        crops, why = [], "no pictures"
+        found_all, why = [], "no pictures"
         if not heif and any(p.suffix.lower() in HEIF_SUFFIXES for item in items if item.is_dir()
                             for p in item.iterdir()):
             why = NO_HEIF
-        for img in (img for item in items for img in _pictures(item)):
+        for img in (_smaller(img) for item in items for img in _pictures(item)):
             try:
-                found = finder.find(img)
+                found = finder.locate(img)
             except CardNotFound as e:
                 why = str(e)
                 continue
-            crops.append((not found.soft, found.sharpness, warp_card(img, found.corners, w, h)))
-        if not crops:
-            failed[card.code] = f"no card cut out of its pictures ({why})"
+            found_all.append((not found.soft, found.corners is not None, found.crispness, img, found))
+        if not found_all:
+            failed[card.code] = f"no card found in its pictures ({why})"
             continue
-        crisp, sharp, best = max(crops, key=lambda c: c[:2])  # a crisp picture before any soft one
+        found_all.sort(key=lambda f: f[:3], reverse=True)  # crisp first, then exactly cut, then crispest
+        crisp, exact, sharp, img, best = found_all[0]
         path = out / f"{file_stem(card)}.png"
         done[card.code] = path
-        quality[card.code] = round(sharp, 1)
+        quality[card.code] = round(sharp, 3)
+        shots[card.code] = [Shot(i, f.box, f.corners) for *_, i, f in found_all[:PHOTOS_PER_FACE]]
         hints = [] if crisp else [SOFT]
-        if save_face(path, best):
+        if save_face(path, face_picture(img, best, w, h)):
             hints.append(COLOURED)
         if hints:
             warnings[card.code] = "; ".join(hints)
-    return EnrolReport(done, failed, quality, warnings)
+    return EnrolReport(done, failed, quality, warnings, shots)

@@ -26,4 +26,9 @@ def export_all(weights: Path, out_dir: Path, imgsz: int = 192, name: str = "taki
         result = YOLO(pt).export(format=fmt, imgsz=imgsz, simplify=True, dynamic=False, half=False,
                                  device="cpu", verbose=False)
         made[fmt] = Path(result)
+        if fmt == "onnx":
+            from .embedding import add_embedding_output, is_classifier
+
+            if is_classifier(made[fmt]):
+                add_embedding_output(made[fmt])  # deck prototypes read the classifier's embedding
     return made

@@ -148,6 +148,12 @@ def learn_deck(faces_dir: Path, out: Path, name: str | None = None, spec: LearnS
         "learn_seconds": round(time.monotonic() - t0, 1),
         "base": Path(spec.base).name, "imgsz": imgsz, "keep": spec.keep,
     }
+    try:  # a profile made by enrolment keeps what it said (its prototypes, their classifier)
+        before = json.loads((out / "deck.json").read_text())
+    except (OSError, ValueError):
+        before = {}
+    if isinstance(before, dict):
+        meta = {**before, **{k: v for k, v in meta.items() if k not in ("enrolled", "missing") or not before}}
     (out / "deck.json").write_text(json.dumps(meta, indent=1))
     shutil.rmtree(work, ignore_errors=True)
     say(tr("ready"), 1.0)

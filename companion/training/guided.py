@@ -3,9 +3,11 @@
 Frames come from the camera; for the face it wants next ("Show the red 7") it
 looks for exactly one whole, sharp card (the card finder), waits until the card
 holds still for a few frames (green outline), cuts it out and says "got it".
-Skip (the deck lacks a face) and redo (take the last one again) are taps. When
-the faces are in, :meth:`GuidedEnrolment.learn` builds the deck profile on a
-worker thread, reporting progress, so the screen never freezes.
+Skip (the deck lacks a face) and redo (take the last one again) are taps. A card
+is taken as the table reads it, by the finder's box (its exact outline where it is
+found: any deck's card is taken, a white border, an oval or full-bleed art alike).
+When the faces are in, :meth:`GuidedEnrolment.learn` makes the deck's prototypes on
+a worker thread (seconds, no torch), reporting progress, so the screen never freezes.
 """
 
 from __future__ import annotations
@@ -19,9 +21,10 @@ import numpy as np
 
 from ..rules.cards import FACES, Card, file_stem
 from ..synth.faces import CARD_H, CARD_W
-from ..vision.cardfinder import BLURRED, CardFinder, CardNotFound, warp_card
+from ..vision.cardfinder import BLURRED, CardFinder, CardNotFound, LocatedCard
 from ..voice.catalog import Words, tr, words as words_for
-from .enrol import save_face
+from .deck_prototypes import Shot
+from .enrol import face_picture, save_face
 
 # What the screen says, in the kiosk's language (companion/locale).
 SHOW = tr("Show the {card}")
@@ -37,6 +40,8 @@ AGAIN = tr("Again: the {card}.")
 NONE_TAKEN = tr("No face was taken: show at least one card before learning.")
 FAILED = tr("Learning failed ({error}); the pictures are kept.")
 CAMERA_ERROR = tr("Camera error ({error}): retrying.")
+LEARNING_FACES = tr("learning the deck's faces")
+READY = tr("ready")
 
 
 @dataclass(frozen=True)
@@ -71,7 +76,8 @@ class GuidedEnrolment:
         self.steady_frames, self.still, self.speak = steady_frames, still, speak or (lambda text: None)
         self.size = size
         self.i = 0
-        self.taken: dict[Card, float] = {}  # face -> sharpness
+        self.taken: dict[Card, float] = {}  # face -> crispness
+        self.shots: dict[str, list[Shot]] = {}  # face -> the frame it was taken from, and where
         self.skipped: list[Card] = []
         self._last: np.ndarray | None = None
         self._steady = 0
@@ -109,24 +115,26 @@ class GuidedEnrolment:
         if card is None:
             return self.view()
         try:
-            found = self.finder.find(image)
+            found = self.finder.locate(image)
         except CardNotFound as e:
             return self._not_taken(str(e))
+        outline = _outline(found)
         if found.soft:  # the camera gives more frames: wait for a crisp one
-            return self._not_taken(BLURRED, found.corners)
-        height = float(np.linalg.norm(found.corners[3] - found.corners[0])) or 1.0
-        moved = None if self._last is None else float(np.abs(found.corners - self._last).max()) / height
-        self._last = found.corners
+            return self._not_taken(BLURRED, outline)
+        height = float(np.ptp(outline[:, 1])) or 1.0
+        moved = None if self._last is None else float(np.abs(outline - self._last).max()) / height
+        self._last = outline
         if moved is None or moved > self.still:
             self._steady, self._message = 0, self.words(HOLD)
-            return self.view(found.corners)
+            return self.view(outline)
         self._steady += 1
         if self._steady < self.steady_frames:
             self._message = self.words(HOLD)
-            return self.view(found.corners)
+            return self.view(outline)
         w, h = self.size
-        coloured = save_face(self.out / "faces" / f"{file_stem(card)}.png", warp_card(image, found.corners, w, h))
-        self.taken[card] = round(found.sharpness, 1)
+        coloured = save_face(self.out / "faces" / f"{file_stem(card)}.png", face_picture(image, found, w, h))
+        self.shots[card.code] = [Shot(image.copy(), found.box, found.corners)]
+        self.taken[card] = round(found.crispness, 3)
         w = self.words
         self.speak(w(GOT_IT))
         self._message = w(GOT, card=w.card(card)) + (" " + w(COLOURED) if coloured else "")
@@ -154,6 +162,7 @@ class GuidedEnrolment:
         self.i -= 1
         card = self.faces[self.i]
         self.taken.pop(card, None)
+        self.shots.pop(card.code, None)
         if card in self.skipped:
             self.skipped.remove(card)
         (self.out / "faces" / f"{file_stem(card)}.png").unlink(missing_ok=True)
@@ -168,21 +177,24 @@ class GuidedEnrolment:
 
     def learn(self, name: str | None = None, spec: object = None,
               on_done: Callable[[EnrolView], None] | None = None) -> threading.Thread:
-        """Build the deck profile on a worker thread (the UI keeps drawing)."""
-        from .fewshot import LearnSpec, learn_deck
+        """Make the deck's prototypes on a worker thread (the UI keeps drawing): seconds,
+        no torch, the same profile from the same frames whatever the load."""
+        from .deck_prototypes import write_profile
 
         if not self.taken:
             self._error = self.words(NONE_TAKEN)
             raise ValueError(self._error)
         self._learning, self._error = True, ""
 
-        def progress(what: str, share: float) -> None:  # already in the kiosk's language
-            self._learn = (share, what)
+        def progress(done: int, total: int) -> None:
+            self._learn = (done / max(1, total), self.words(LEARNING_FACES))
 
         def work() -> None:
             try:
-                self._profile = learn_deck(self.out / "faces", self.out, name, spec or LearnSpec(), progress,
-                                           {c.code: q for c, q in self.taken.items()}, self.words)
+                self._profile = write_profile(self.out, dict(self.shots), name=name,
+                                              quality={c.code: q for c, q in self.taken.items()},
+                                              progress=progress)
+                self._learn = (1.0, self.words(READY))
             except Exception as e:  # said on the screen; the faces stay for another try
                 self._error = self.words(FAILED, error=f"{type(e).__name__}: {e}")
             finally:
@@ -193,3 +205,11 @@ class GuidedEnrolment:
         t = threading.Thread(target=work, name="taki-learn-deck", daemon=True)
         t.start()
         return t
+
+
+def _outline(found: LocatedCard) -> np.ndarray:
+    """The four corners to draw: the exact ones, else the finder's box."""
+    if found.corners is not None:
+        return np.asarray(found.corners, np.float64)
+    x1, y1, x2, y2 = found.box
+    return np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], np.float64)

@@ -514,7 +514,12 @@ class Controller:
             else:
                 path = self.decks_dir() / name
                 profile = load_profile(path)
-                reader.classifier = classifier(profile.classifier_for(backend_of(reader.detector.path)))
+                if profile.prototypes_path is not None:  # read by its own pictures, torch-free
+                    from ..vision.runtime import deck_classifier
+
+                    reader.classifier = deck_classifier(path, self.threads)
+                else:
+                    reader.classifier = classifier(profile.classifier_for(backend_of(reader.detector.path)))
             self.deck_in_use = str(path) if path else None
             self.deck_problem = None
             remember = self.decks_dir() / "in-use.txt"

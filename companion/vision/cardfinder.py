@@ -671,6 +671,29 @@ class CardFinder:
         self.outliner, self.masker = outliner, masker
 
     def find(self, image: np.ndarray) -> FoundCard:
+        """The card's exact corners, or :class:`CardNotFound` with the reason."""
+        first = self._one_card(image)
+        return self._exact(image, first)
+
+    def locate(self, image: np.ndarray) -> "LocatedCard":
+        """The one whole card in the picture as the table reads it (the finder's box),
+        with its exact corners where they can be found: a card whose outline is not
+        clear (a coloured field with a white border, an oval, full-bleed art, a busy
+        table) or that is a little soft is still located. Refused only with no card,
+        two cards, a card cut by the picture's edge, or a blur past :data:`UNUSABLE`."""
+        first = self._one_card(image)
+        try:
+            found = self._exact(image, first)
+        except CardNotFound as e:
+            x1, y1, x2, y2 = first.box
+            box_quad = np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], np.float64)
+            crisp = card_crispness(image, box_quad)
+            if crisp < UNUSABLE:
+                raise CardNotFound(BLURRED) from None
+            return LocatedCard(first.box, None, crisp, str(e))
+        return LocatedCard(found.box, found.corners, found.crispness, None)
+
+    def _one_card(self, image: np.ndarray) -> Detection:
         if image is None or image.ndim != 3 or min(image.shape[:2]) < 32:
             raise CardNotFound(tr("no picture from the camera"))
         cards = _cards([d for d in self.finder.detect(image) if d.confidence >= self.min_confidence])
@@ -684,6 +707,10 @@ class CardFinder:
         edge = EDGE_BOX * max(w, h)
         if x1 <= edge or y1 <= edge or x2 >= w - 1 - edge or y2 >= h - 1 - edge:
             raise CardNotFound(PART)
+        return first
+
+    def _exact(self, image: np.ndarray, first: Detection) -> FoundCard:
+        h, w = image.shape[:2]
         corners = None
         if self.outliner is not None:
             outlines = [o for o in self.outliner.outline(image) if o.confidence >= self.min_confidence]
@@ -709,3 +736,24 @@ class CardFinder:
         if crisp < self.min_crispness:
             raise CardNotFound(BLURRED)
         return FoundCard(corners, box, sharpness(warp_card(image, corners, 200, 280)), crisp)
+
+
+#: Located without exact corners, a card this blurred (crispness of its box) is refused:
+#: half the exact cut's bound, a blur of about 10 px.
+UNUSABLE = MIN_CRISPNESS / 2
+
+
+@dataclass(frozen=True)
+class LocatedCard:
+    """Where the one card lies: the finder's box (what the table reads), its exact
+    corners when they were found and agreed (else None, and ``why_not_exact``)."""
+
+    box: tuple[float, float, float, float]
+    corners: np.ndarray | None
+    crispness: float
+    why_not_exact: str | None
+
+    @property
+    def soft(self) -> bool:
+        """A little blurred (or blurred, if cut without its exact corners): worth a retake."""
+        return self.crispness < CRISP

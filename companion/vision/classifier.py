@@ -148,7 +148,13 @@ def load_reader(model: str | Path | None = None, classifier: str | Path | None =
     if deck is not None:
         from .deck import load_profile
 
-        path = load_profile(deck).classifier_for(backend_of(find_model(model)))
+        profile = load_profile(deck)
+        if profile.prototypes_path is not None:  # read by the deck's own pictures (no torch in that stage)
+            from .runtime import deck_classifier
+
+            return TwoStageDetector(YoloDetector(model, imgsz=imgsz or DEFAULT_IMGSZ, conf=TWO_STAGE_DET_CONF),
+                                    deck_classifier(deck))  # type: ignore[arg-type]
+        path = profile.classifier_for(backend_of(find_model(model)))
     elif classifier not in (None, "none"):
         path = classifier_for(find_model(model)) if classifier == "auto" else Path(classifier)
     det = YoloDetector(model, imgsz=imgsz or DEFAULT_IMGSZ, conf=TWO_STAGE_DET_CONF if path else 0.25)

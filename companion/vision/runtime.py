@@ -23,6 +23,7 @@ import numpy as np
 from ..rules.cards import FACES, Card, file_stem
 from .classifier import TWO_STAGE_DET_CONF, TwoStageDetector
 from .detector import MODELS_DIR, Detection, ModelError, find_model
+from .prototypes import EMBEDDING_OUTPUT
 from .second_look import TURN_BELOW, read_faces
 
 DEFAULT_FINDER = "taki-yolov8n.onnx"  # the kiosk's default: the shipped finder on ONNX Runtime
@@ -61,10 +62,15 @@ class OnnxEngine:
             except (ValueError, SyntaxError):
                 self.meta[k] = v
         self._input = self.session.get_inputs()[0].name
+        self.outputs = [o.name for o in self.session.get_outputs()]
         self.threads = threads
 
     def run(self, blob: np.ndarray) -> np.ndarray:
-        return np.asarray(self.session.run(None, {self._input: blob})[0])
+        return np.asarray(self.session.run(self.outputs[:1], {self._input: blob})[0])
+
+    def run_all(self, blob: np.ndarray) -> dict[str, np.ndarray]:
+        """Every output by name (the classifier's probabilities and its embedding)."""
+        return dict(zip(self.outputs, (np.asarray(o) for o in self.session.run(None, {self._input: blob}))))
 
 
 class NcnnEngine:
@@ -116,8 +122,8 @@ def runtime_reads(model: str | Path | None, classifier: str | Path | None = "aut
     Decided from the paths alone, so the kiosk knows before loading anything."""
     if classifier == "none" or not is_runtime_export(model or DEFAULT_FINDER):
         return False
-    if deck_classifier is not None:
-        return deck_classifier.exists()
+    if deck_classifier is not None:  # a deck with prototypes reads with the shipped ONNX classifier
+        return deck_classifier.exists() or (deck_classifier.parent / "prototypes.npz").exists()
     return classifier in (None, "auto") or is_runtime_export(classifier)  # type: ignore[arg-type]
 
 
@@ -265,6 +271,23 @@ class RuntimeClassifier:
         """As FaceClassifier.classify: one read, a second look at quarter turns when unsure."""
         return read_faces(self.probabilities, crops, self._cards, self.turn_below)
 
+    @property
+    def embeds(self) -> bool:
+        """Whether this export gives each crop's embedding too (deck prototypes need it)."""
+        return EMBEDDING_OUTPUT in getattr(self.engine, "outputs", ())
+
+    def read(self, crops: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        """(crops, 57) face probabilities and (crops, d) embeddings, from one run each."""
+        if not self.embeds:
+            raise ModelError(f"{self.path} gives no embedding (deck prototypes need the shipped ONNX classifier, "
+                             f"or one exported with `taki-companion export`)")
+        probs, embs = [], []
+        for crop in crops:
+            out = self.engine.run_all(self._prepare(crop)[None])  # type: ignore[union-attr]
+            probs.append(out[self.engine.outputs[0]].reshape(-1).astype(np.float64))  # type: ignore[union-attr]
+            embs.append(out[EMBEDDING_OUTPUT].reshape(-1).astype(np.float32))
+        return np.stack(probs), np.stack(embs)
+
 
 def load_runtime_reader(model: str | Path | None = None, classifier: str | Path | None = None,
                         threads: int = DEFAULT_THREADS, conf: float = TWO_STAGE_DET_CONF) -> TwoStageDetector:
@@ -280,21 +303,57 @@ def load_runtime_reader(model: str | Path | None = None, classifier: str | Path 
     return TwoStageDetector(finder, RuntimeClassifier(classifier, threads=threads))  # type: ignore[arg-type]
 
 
+DEFAULT_CLASSIFIER = "taki-cls-yolov8n.onnx"  # the shipped classifier; its embedding makes deck prototypes
+
+
+def file_digest(path: Path) -> str:
+    """A short digest of a model file: which classifier made a deck's prototypes."""
+    import hashlib
+
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
+
+
+def deck_classifier(deck: str | Path, threads: int = DEFAULT_THREADS):  # type: ignore[no-untyped-def]
+    """The second stage for a deck profile, torch-free: the shipped classifier and the
+    deck's prototypes (version 2), or the deck's own ONNX classifier (version 1). A
+    profile that cannot be read so raises :class:`~companion.vision.deck.DeckError`."""
+    from .deck import CLASSIFIERS, DeckError, load_profile
+    from .prototypes import PrototypeClassifier, Prototypes
+
+    profile = load_profile(deck)
+    if profile.prototypes_path is None:
+        onnx = profile.path / CLASSIFIERS["onnx"]
+        if not onnx.exists():
+            raise DeckError(f"{profile.path} has no ONNX classifier for the torch-free reader; enrol the deck again")
+        return RuntimeClassifier(onnx, threads=threads)
+    base = RuntimeClassifier(find_model(DEFAULT_CLASSIFIER, "face classifier"), threads=threads)
+    if not base.embeds:
+        raise DeckError(f"{base.path} gives no embedding: reinstall the app's models")
+    if profile.embedding and profile.embedding != file_digest(base.path):
+        raise DeckError(f"{profile.path} was learnt with another face classifier than this app's; "
+                        f"enrol the deck again (`taki-companion learn-deck {profile.path}` rebuilds it from its photos)")
+    return PrototypeClassifier(base, Prototypes.load(profile.prototypes_path))
+
+
 def table_reader(model: str | Path | None = None, classifier: str | Path | None = "auto",
                  deck: str | Path | None = None, threads: int = DEFAULT_THREADS):  # type: ignore[no-untyped-def]
     """The reader the kiosk uses. ONNX and NCNN exports (and the default, the shipped
-    ONNX pair) run on the runtime reader, without torch; a ``.pt`` or OpenVINO model, or
-    a deck profile with no ONNX classifier, goes through ultralytics (:func:`load_reader`)."""
+    ONNX pair) run on the runtime reader, without torch; so does any deck profile with
+    prototypes, or with an ONNX classifier. A ``.pt`` or OpenVINO model goes through
+    ultralytics (:func:`load_reader`)."""
     from .classifier import load_reader
 
     finder = find_model(model or DEFAULT_FINDER)
-    cls: Path | None = None
     if deck is not None:
-        from .deck import CLASSIFIERS, load_profile
+        stage = deck_classifier(deck, threads)
+        if is_runtime_export(finder):
+            return TwoStageDetector(RuntimeFinder(finder, conf=TWO_STAGE_DET_CONF, threads=threads), stage)
+        from .detector import YoloDetector
 
-        cls = load_profile(deck).path / CLASSIFIERS["onnx"]
-    elif classifier not in (None, "auto", "none"):
+        return TwoStageDetector(YoloDetector(finder, conf=TWO_STAGE_DET_CONF), stage)
+    cls: Path | None = None
+    if classifier not in (None, "auto", "none"):
         cls = Path(str(classifier))
-    if not runtime_reads(finder, classifier, cls if deck is not None else None):
-        return load_reader(finder, classifier, deck=deck)
+    if not runtime_reads(finder, classifier):
+        return load_reader(finder, classifier)
     return load_runtime_reader(finder, cls, threads=threads)
