@@ -2,12 +2,14 @@
 
 A deck in the held-out glyph family (one style, as a real deck has) is
 photographed once per face (synthetic photos: one card on a varied table, tilted
-up to 35 degrees, hard shadows), enrolled with the card finder, learnt with the
-few-shot learner, and both readers (shipped, and with the profile) read piles
-of that deck made from its true faces (not the photos). Prints the card finder's
-cut-out rate, the minutes from photos to profile, and both accuracies.
+up to 35 degrees, hard shadows), enrolled (the table's finder box, the deck's
+prototypes: no training, no torch), and both readers (shipped, and with the
+profile) read piles of that deck made from its true faces (not the photos).
+Prints the faces enrolled, the seconds from photos to profile, and both
+accuracies. ``--fine-tune`` adds the older fine-tuned classifier (minutes, torch).
+``--busy`` keeps every core busy with another process while it enrols.
 
-Run: python benchmarks/deck_learning.py [--style-seed 3] [--piles 228] [--blur 0]
+Run: python benchmarks/deck_learning.py [--style-seed 3] [--piles 228] [--blur 0] [--busy]
 """
 
 from __future__ import annotations
@@ -25,17 +27,17 @@ import numpy as np
 from companion.rules.cards import FACES, file_stem
 from companion.synth.scene import Compositor, SceneConfig
 from companion.synth.styles import render_styled_face, sample_style
+from companion.training.deck_prototypes import write_profile
 from companion.training.enrol import enrol
-from companion.training.fewshot import LearnSpec, learn_deck
-from companion.vision.classifier import load_reader
+from companion.vision.runtime import load_runtime_reader, table_reader
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--style-seed", type=int, default=3)
     ap.add_argument("--piles", type=int, default=228)
-    ap.add_argument("--epochs", type=int, default=8)
-    ap.add_argument("--keep", type=float, default=LearnSpec().keep, help="share of the fine-tune kept (1: all)")
+    ap.add_argument("--fine-tune", action="store_true", help="also time and read the fine-tuned classifier")
+    ap.add_argument("--busy", action="store_true", help="another process keeps every core busy while it enrols")
     ap.add_argument("--blur", type=float, default=0.0,
                     help="every photo out of focus by a Gaussian of this many px (what soft photos cost)")
     args = ap.parse_args()
@@ -52,11 +54,19 @@ def main() -> None:
         image = cv2.GaussianBlur(scene.image, (0, 0), args.blur) if args.blur else scene.image
         cv2.imwrite(str(work / "photos" / file_stem(c) / "1.jpg"), image, [cv2.IMWRITE_JPEG_QUALITY, 92])
         truth[c.code] = scene
+    busy = None
+    if args.busy:
+        import os
+        import subprocess
+        import sys
+
+        burn = "import time\nt=time.time()\nwhile time.time()-t<600: pass"
+        busy = [subprocess.Popen([sys.executable, "-c", burn]) for _ in range(os.cpu_count() or 2)]
     t0 = time.monotonic()
     report = enrol(work / "photos", work / "deck" / "faces")
     t_enrol = time.monotonic() - t0
     print(f"style: {style.glyphs.family} block, depth {style.depth:.3f}, hue {style.hue_shift:+.1f}")
-    print(f"card finder: {len(report.enrolled)}/57 faces cut out from one photo each ({t_enrol:.0f} s)")
+    print(f"enrolled: {len(report.enrolled)}/57 faces from one photo each ({t_enrol:.1f} s)")
     for code, why in list(report.failed.items())[:8]:
         print(f"  {code}: {why}")
     hints = report.warnings or {}
@@ -64,13 +74,25 @@ def main() -> None:
     for code, why in list(hints.items())[:8]:
         print(f"  {code} (kept): {why}")
     t1 = time.monotonic()
-    learn_deck(work / "deck" / "faces", work / "deck", "benchmark deck", LearnSpec(epochs=args.epochs, keep=args.keep),
-               lambda what, share: print(f"  [{100 * share:3.0f}%] {what} ({time.monotonic() - t1:.0f} s)"),
-               report.quality)
+    write_profile(work / "deck", report.shots or {}, name="benchmark deck", quality=report.quality,
+                  retake=report.warnings)
     t_learn = time.monotonic() - t1
-    print(f"photos -> deck profile: {(t_enrol + t_learn) / 60:.1f} min (enrol {t_enrol:.0f} s, learn {t_learn:.0f} s)")
+    for p in busy or []:
+        p.kill()
+    print(f"photos -> deck profile: {t_enrol + t_learn:.1f} s (locate {t_enrol:.1f} s, prototypes {t_learn:.1f} s)"
+          + (" with every core kept busy by another process" if busy else ""))
+    readers = {"shipped reader": load_runtime_reader(), "with the deck profile": table_reader(deck=work / "deck")}
+    if args.fine_tune:
+        from companion.training.fewshot import LearnSpec, learn_deck
+        from companion.vision.classifier import load_reader
+
+        tuned = work / "tuned"
+        import shutil
+
+        shutil.copytree(work / "deck" / "faces", tuned / "faces")
+        learn_deck(tuned / "faces", tuned, "benchmark deck", LearnSpec(), None, report.quality)
+        readers["fine-tuned (v1)"] = load_reader(deck=tuned)
     piles = Compositor(faces, SceneConfig.varied(416, "classic"))
-    readers = {"shipped reader": load_reader(), "with the deck profile": load_reader(deck=work / "deck")}
     right = dict.fromkeys(readers, 0)
     wrong: dict[str, Counter[str]] = {name: Counter() for name in readers}
     for i in range(args.piles):
