@@ -94,18 +94,22 @@ def main() -> None:
         readers["fine-tuned (v1)"] = load_reader(deck=tuned)
     piles = Compositor(faces, SceneConfig.varied(416, "classic"))
     right = dict.fromkeys(readers, 0)
+    spent: dict[str, list[float]] = {name: [] for name in readers}
     wrong: dict[str, Counter[str]] = {name: Counter() for name in readers}
     for i in range(args.piles):
         card = FACES[i % len(FACES)]
         image = piles.scene(np.random.default_rng([args.style_seed, 2, i]), top=card).image
         for name, reader in readers.items():
+            t = time.perf_counter()
             dets = reader.detect(image)
+            spent[name].append(time.perf_counter() - t)
             ok = bool(dets) and dets[0].card == card
             right[name] += ok
             if not ok:
                 wrong[name][f"{card.code}->{dets[0].card.code if dets else 'nothing'}"] += 1
     for name, n in right.items():
-        print(f"top card correct, {name:22s} {n}/{args.piles} = {100 * n / args.piles:.1f}%")
+        print(f"top card correct, {name:22s} {n}/{args.piles} = {100 * n / args.piles:.1f}% "
+              f"(both stages {1000 * float(np.median(spent[name])):.1f} ms/pile median, ONNX Runtime, 1 thread)")
         print("  errors: " + (", ".join(f"{k} x{v}" for k, v in wrong[name].most_common()) or "none"))
     print(f"(work files in {work})")
 

@@ -89,10 +89,21 @@ def _enrol(args: argparse.Namespace) -> int:
         return 2
     t0 = time.monotonic()
     deck = Path(args.out)
+    if deck.exists() and not deck.is_dir():
+        print(f"taki-companion enrol: --out {deck} is a file, not a folder: name a new folder", file=sys.stderr)
+        return 2
+    try:
+        (deck / "faces").mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        print(f"taki-companion enrol: cannot write the deck profile at {deck} ({e.strerror or e})", file=sys.stderr)
+        return 2
     try:
         report = enrol(Path(args.src), deck / "faces")
     except ModelError as e:
         print(f"taki-companion enrol: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(f"taki-companion enrol: cannot write the deck profile at {deck} ({e.strerror or e})", file=sys.stderr)
         return 2
     print(f"{len(report.enrolled)} faces enrolled into {deck / 'faces'}")
     for what, why in report.failed.items():
@@ -100,6 +111,9 @@ def _enrol(args: argparse.Namespace) -> int:
     for what, why in (report.warnings or {}).items():
         print(f"  {what} (kept): {why}", file=sys.stderr)
     if not report.enrolled:
+        if not report.failed:
+            print(f"taki-companion enrol: {args.src} holds no photos or clips named by face "
+                  f"(photos/R7.jpg, photos/R7/1.jpg, photos/red_7.mp4, ...)", file=sys.stderr)
         return 1
     if args.faces_only:
         return 0
@@ -354,7 +368,7 @@ def _track_eval(args: argparse.Namespace) -> int:
     return 0
 
 
-STYLE_MODES = ("random", "held-out", "published", "classic")
+STYLE_MODES = ("random", "held-out", "published", "classic", "any-deck", "foreign-held-out")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -200,3 +200,46 @@ def test_a_soft_photo_is_learnt_with_its_retake_hint(tmp_path: Path) -> None:
     assert all(SOFT in (report.warnings or {}).get(c, "") for c in ("R7", "KING")), report.warnings
     write_profile(tmp_path / "deck", report.shots or {}, retake=report.warnings)
     assert SOFT in load_profile(tmp_path / "deck").retake["R7"]
+
+
+@pytest.fixture(scope="module")
+def small_deck(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("small-deck")
+    _deck_photos(root / "photos", CODES[:2])
+    report = enrol(root / "photos", root / "deck" / "faces")
+    return write_profile(root / "deck", report.shots or {}, name="small")
+
+
+def test_eval_reads_with_a_prototype_deck(small_deck: Path, tmp_path: Path) -> None:
+    from companion.synth.dataset import DatasetSpec, make_dataset
+
+    data = make_dataset(DatasetSpec(tmp_path / "d", {"test": 3}, seed=9, size=160), workers=1)
+    done = subprocess.run([sys.executable, "-m", "companion.cli", "eval", "--data", str(data), "--deck",
+                           str(small_deck), "--runtime"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "top" in done.stdout.lower() and "Traceback" not in done.stderr
+
+
+def test_the_kiosk_reads_with_a_prototype_deck_given_with_deck(small_deck: Path) -> None:
+    import argparse
+
+    from companion.ui.main import Controller, needs_torch
+    from companion.vision.prototypes import PrototypeClassifier
+
+    args = argparse.Namespace(model=None, classifier="auto", deck=str(small_deck), video=None)
+    assert not needs_torch(args, None)  # the runtime install reads it
+    ctl = Controller(args)
+    ctl.load_detector()
+    assert isinstance(ctl.detector.classifier, PrototypeClassifier) and ctl.deck_problem is None
+
+
+def test_a_deck_learnt_with_another_classifier_is_refused_with_the_reason(small_deck: Path, tmp_path: Path) -> None:
+    import shutil
+
+    from companion.vision.deck import DeckError
+
+    copy = Path(shutil.copytree(small_deck, tmp_path / "old"))
+    meta = json.loads((copy / "deck.json").read_text())
+    (copy / "deck.json").write_text(json.dumps({**meta, "embedding": "0123456789abcdef"}))
+    with pytest.raises(DeckError, match="another face classifier"):
+        table_reader(deck=copy)

@@ -152,6 +152,35 @@ def test_learn_a_deck_screen_takes_cards_by_itself(tmp_path: Path) -> None:
     assert ocr(shot[: shot.shape[0] // 8], tmp_path).strip().startswith("Show the red")
 
 
+@needs_x
+def test_learn_the_deck_on_the_kiosk_makes_the_profile_in_seconds(tmp_path: Path) -> None:
+    """Issue 51: after two faces are taken, "Learn the deck" makes the deck's prototypes
+    on the kiosk itself (no torch, seconds) and the screen says where it was saved."""
+    from dataclasses import replace
+
+    from companion.synth.styles import PUBLISHED, render_styled_face
+    from companion.vision.deck import load_profile
+
+    cam = tmp_path / "camera"
+    cam.mkdir()
+    cfg = replace(SceneConfig.varied(480, "classic"), under_cards=(0, 0), hand_p=0.0, card_height=(0.5, 0.6),
+                  tilt=10.0, hard_shadow_p=0.0, photometric=False)
+    faces = {Card.from_code(c): render_styled_face(Card.from_code(c), PUBLISHED, 300, 420) for c in ("R1", "R3")}
+    comp = Compositor(faces, cfg)
+    frames = [np.full((480, 480, 3), 120, np.uint8)]
+    for code, seed in (("R1", 1), ("R3", 2)):
+        frames += [comp.scene(np.random.default_rng(seed), top=Card.from_code(code)).image] * 5
+    for i, f in enumerate(frames):
+        cv2.imwrite(str(cam / f"{i:03d}.png"), f)
+    script = _script(tmp_path, [[9.0, "learn_deck"]])
+    dump, _ = run_app(tmp_path, "--enrol", "--enrol-from", str(cam), "--decks", str(tmp_path / "decks"),
+                      "--ui-script", script, seconds=16)
+    assert dump["taken"] == ["R1", "R3"], dump
+    profile = load_profile(Path(dump["out"]))
+    assert profile.prototypes_path is not None and set(profile.enrolled) == {"R1", "R3"}
+    assert str(profile.path.name) in dump["message"].replace("\n", ""), dump["message"]
+
+
 def _script(tmp: Path, steps: list[list[object]]) -> str:
     p = tmp / "script.json"
     p.write_text(json.dumps(steps))

@@ -302,6 +302,14 @@ class Compositor:
         from .styles import PUBLISHED, sample_style
 
         mode = self.config.styles
+        if mode in ("any-deck", "foreign-held-out"):
+            from .foreign import HELD_OUT_KINDS, KINDS, ForeignDeck
+
+            if mode == "foreign-held-out":
+                return ForeignDeck(rng, *self._face_size, HELD_OUT_KINDS, photos())  # type: ignore[return-value]
+            if rng.random() < 0.5:
+                return ForeignDeck(rng, *self._face_size, KINDS)  # type: ignore[return-value]
+            mode = "random"
         if mode == "published":
             style = PUBLISHED
         elif mode in ("random", "held-out"):

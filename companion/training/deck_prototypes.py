@@ -26,6 +26,7 @@ import cv2
 import numpy as np
 
 from ..vision.crops import card_crop, crop_side
+from ..vision.keypoints import FaceKeypoints, keypoints
 from ..vision.prototypes import EmbeddingReader, Mix, Prototypes
 
 Box = tuple[float, float, float, float]
@@ -119,6 +120,18 @@ def build_prototypes(shots: dict[str, list[Shot]], reader: EmbeddingReader, mix:
     return Prototypes(unit.astype(np.float16).astype(np.float32), tuple(faces), protos.centre, protos.mix)
 
 
+def face_keypoints(shots: dict[str, list[Shot]], side: int) -> FaceKeypoints:
+    """Each photo's keypoints, taken from its upright view as the reader cuts it."""
+    faces, pts, desc = [], [], []
+    for code in sorted(shots):
+        for shot in shots[code]:
+            p, d = keypoints(view_crops(shot, side, (View(0, 1.6),))[0])
+            faces.append(code)
+            pts.append(p)
+            desc.append(d)
+    return FaceKeypoints(tuple(faces), tuple(pts), tuple(desc))
+
+
 def write_profile(out: Path, shots: dict[str, list[Shot]], reader: EmbeddingReader | None = None,
                   name: str | None = None, quality: dict[str, float] | None = None,
                   retake: dict[str, str] | None = None, progress: Progress | None = None) -> Path:
@@ -127,7 +140,7 @@ def write_profile(out: Path, shots: dict[str, list[Shot]], reader: EmbeddingRead
     classifier, loaded at one thread unless given."""
     from ..rules.cards import FACES
     from ..vision.deck import FORMAT, VERSION
-    from ..vision.prototypes import PROTOTYPES
+    from ..vision.prototypes import KEYPOINTS, PROTOTYPES
     from ..vision.runtime import DEFAULT_CLASSIFIER, RuntimeClassifier, file_digest
 
     t0 = time.monotonic()
@@ -135,6 +148,7 @@ def write_profile(out: Path, shots: dict[str, list[Shot]], reader: EmbeddingRead
     protos = build_prototypes(shots, reader, progress=progress)
     out.mkdir(parents=True, exist_ok=True)
     protos.save(out / PROTOTYPES)
+    face_keypoints(shots, crop_side(reader.imgsz)).save(out / KEYPOINTS)
     have = set(shots)
     meta = {
         "format": FORMAT, "version": VERSION, "name": name or out.name,

@@ -77,10 +77,40 @@ def heif_reader() -> bool:
     return True
 
 
+#: A photo of more pixels than this is decoded at a half, a quarter or an eighth of its
+#: size (a 20000 x 20000 PNG decoded whole took 23 GB); past eight times it, refused.
+MAX_PIXELS = 40_000_000
+_REDUCED = {2: cv2.IMREAD_REDUCED_COLOR_2, 4: cv2.IMREAD_REDUCED_COLOR_4, 8: cv2.IMREAD_REDUCED_COLOR_8}
+
+
+class PhotoTooLarge(ValueError):
+    """A photo with too many pixels to decode on this machine."""
+
+
+def _pixels(path: Path) -> int:
+    """The photo's size from its header alone (0 when the header cannot be read)."""
+    try:
+        from PIL import Image
+
+        Image.MAX_IMAGE_PIXELS = None  # the header only: nothing is decoded here
+        with Image.open(path) as im:
+            return int(im.size[0]) * int(im.size[1])
+    except (OSError, ValueError, SyntaxError):
+        return 0
+
+
 def read_photo(path: Path) -> np.ndarray | None:
     """A photo as BGR, turned upright as the phone recorded it (EXIF), or None when it
-    cannot be read (damaged, or HEIC with no pillow-heif)."""
+    cannot be read (damaged, or HEIC with no pillow-heif). A huge photo is decoded
+    reduced; one too large even so raises :class:`PhotoTooLarge`."""
     if path.suffix.lower() not in HEIF_SUFFIXES:
+        pixels = _pixels(path)
+        if pixels > MAX_PIXELS:
+            factor = next((f for f in (2, 4, 8) if pixels / (f * f) <= MAX_PIXELS), None)
+            if factor is None:
+                raise PhotoTooLarge(f"{path.name}: {pixels / 1e6:.0f} megapixels is too large to read; "
+                                    f"save it smaller (a phone's 12 megapixels is plenty)")
+            return cv2.imread(str(path), _REDUCED[factor])
         return cv2.imread(str(path))  # OpenCV applies the EXIF orientation itself
     try:
         import pillow_heif
@@ -94,13 +124,31 @@ def read_photo(path: Path) -> np.ndarray | None:
     return cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR)
 
 
-def _pictures(path: Path, every: int = 5) -> list[np.ndarray]:
+def _pictures(path: Path, every: int = 5, problems: list[str] | None = None) -> list[np.ndarray]:
+    """The pictures of one item (a photo, a folder of photos, a clip); what could not be
+    read goes to ``problems``."""
+    said = problems if problems is not None else []
     if path.is_file() and path.suffix.lower() in PHOTO_SUFFIXES:
-        img = read_photo(path)
-        return [] if img is None else [img]
-    if path.is_dir():
-        return [img for p in sorted(path.iterdir()) if p.suffix.lower() in PHOTO_SUFFIXES
-                for img in [read_photo(p)] if img is not None]
+        paths = [path]
+    elif path.is_dir():
+        paths = [p for p in sorted(path.iterdir()) if p.suffix.lower() in PHOTO_SUFFIXES]
+        said += [f"{p.name}: not a photo or clip this app reads" for p in sorted(path.iterdir())
+                 if p.is_file() and p.suffix.lower() not in PHOTO_SUFFIXES]
+    else:
+        paths = []
+    if paths or path.is_dir():
+        out = []
+        for p in paths:
+            try:
+                img = read_photo(p)
+            except PhotoTooLarge as e:
+                said.append(str(e))
+                continue
+            if img is None:
+                said.append(f"{p.name}: could not be read (damaged, or not a picture)")
+            else:
+                out.append(img)
+        return out
     cap = cv2.VideoCapture(str(path))
     out, i = [], 0
     while True:
@@ -135,6 +183,8 @@ def _items_by_face(src: Path, failed: dict[str, str], heif: bool) -> dict[Card, 
     for item in sorted(src.iterdir()):
         suffix = item.suffix.lower()
         if not (item.is_dir() or suffix in VIDEO_SUFFIXES or suffix in PHOTO_SUFFIXES):
+            if item.is_file() and not item.name.startswith("."):
+                failed[item.name] = "not a photo or clip this app reads (JPEG, PNG, HEIC, MP4 and the like)"
             continue
         if suffix in HEIF_SUFFIXES and not heif:
             failed[item.name] = NO_HEIF
@@ -206,7 +256,8 @@ def enrol(src: Path, out: Path, w: int = CARD_W, h: int = CARD_H, finder: CardFi
         if not heif and any(p.suffix.lower() in HEIF_SUFFIXES for item in items if item.is_dir()
                             for p in item.iterdir()):
             why = NO_HEIF
-        for img in (_smaller(img) for item in items for img in _pictures(item)):
+        problems: list[str] = []
+        for img in (_smaller(img) for item in items for img in _pictures(item, problems=problems)):
             try:
                 found = finder.locate(img)
             except CardNotFound as e:
@@ -214,7 +265,8 @@ def enrol(src: Path, out: Path, w: int = CARD_W, h: int = CARD_H, finder: CardFi
                 continue
             found_all.append((not found.soft, found.corners is not None, found.crispness, img, found))
         if not found_all:
-            failed[card.code] = f"no card found in its pictures ({why})"
+            failed[card.code] = f"no card found in its pictures ({why})" if why != "no pictures" or not problems \
+                else "; ".join(problems[:3])
             continue
         found_all.sort(key=lambda f: f[:3], reverse=True)  # crisp first, then exactly cut, then crispest
         crisp, exact, sharp, img, best = found_all[0]

@@ -412,6 +412,8 @@ class TableScreen(Screen):
             app.show_standings()
             if args:
                 app.export_standings(str(args[0]))
+        elif action == "learn_deck":  # "Learn the deck" on the Learn a deck screen
+            App.get_running_app().enrol_learn()
         elif action == "close":  # the open popups, as their Close/Done buttons do
             from kivy.uix.modalview import ModalView
 

@@ -681,7 +681,7 @@ class CardFinder:
         clear (a coloured field with a white border, an oval, full-bleed art, a busy
         table) or that is a little soft is still located. Refused only with no card,
         two cards, a card cut by the picture's edge, or a blur past :data:`UNUSABLE`."""
-        first = self._one_card(image)
+        first = self._one_card(image, LOCATE_CONFIDENCE, beside=True)
         try:
             found = self._exact(image, first)
         except CardNotFound as e:
@@ -693,19 +693,28 @@ class CardFinder:
             return LocatedCard(first.box, None, crisp, str(e))
         return LocatedCard(found.box, found.corners, found.crispness, None)
 
-    def _one_card(self, image: np.ndarray) -> Detection:
+    def _one_card(self, image: np.ndarray, min_confidence: float | None = None, beside: bool = False) -> Detection:
+        """The one card the picture is of. ``beside``: cards cut by the picture's edge
+        are left out where a whole card is in view (a neighbour peeking in beside the
+        card photographed is not a second card)."""
         if image is None or image.ndim != 3 or min(image.shape[:2]) < 32:
             raise CardNotFound(tr("no picture from the camera"))
-        cards = _cards([d for d in self.finder.detect(image) if d.confidence >= self.min_confidence])
+        least = self.min_confidence if min_confidence is None else min_confidence
+        cards = _cards([d for d in self.finder.detect(image) if d.confidence >= least])
         if not cards:
             raise CardNotFound(tr("no card in view: lay the card face up in the middle of the picture"))
+        h, w = image.shape[:2]
+        edge = EDGE_BOX * max(w, h)
+
+        def cut(d: Detection) -> bool:
+            x1, y1, x2, y2 = d.box
+            return x1 <= edge or y1 <= edge or x2 >= w - 1 - edge or y2 >= h - 1 - edge
+        if beside and any(not cut(d) for d in cards):
+            cards = [d for d in cards if not cut(d)]
         first = cards[0]
         if len(cards) > 1 and cards[1].area >= SECOND_CARD * first.area:
             raise CardNotFound(tr("two cards in view: show one card at a time"))
-        h, w = image.shape[:2]
-        x1, y1, x2, y2 = first.box
-        edge = EDGE_BOX * max(w, h)
-        if x1 <= edge or y1 <= edge or x2 >= w - 1 - edge or y2 >= h - 1 - edge:
+        if cut(first):
             raise CardNotFound(PART)
         return first
 
@@ -737,6 +746,10 @@ class CardFinder:
             raise CardNotFound(BLURRED)
         return FoundCard(corners, box, sharpness(warp_card(image, corners, 200, 280)), crisp)
 
+
+#: The finder's confidence a located card needs (the exact cut asks 0.3): a card of a
+#: look the finder never saw (a black field, full-bleed art) is boxed less surely.
+LOCATE_CONFIDENCE = 0.2
 
 #: Located without exact corners, a card this blurred (crispness of its box) is refused:
 #: half the exact cut's bound, a blur of about 10 px.

@@ -102,6 +102,8 @@ def load_profile(path: str | Path) -> DeckProfile:
     elif not (root / CLASSIFIERS["pytorch"]).exists() and not (root / CLASSIFIERS["onnx"]).exists():
         raise DeckError(f"{root} has neither prototypes nor a learnt classifier; enrol the deck again")
     quality = meta.get("quality", {})
+    if isinstance(quality, dict):  # informational: a value that is no number is left out, not fatal
+        quality = {k: v for k, v in quality.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
     acc = meta.get("accuracy")
     retake = meta.get("retake", {})
     return DeckProfile(root, str(meta.get("name", root.name)), str(meta.get("created", "")), tuple(enrolled),

@@ -21,14 +21,18 @@ from __future__ import annotations
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from ..rules.cards import FACES, Card
 from .second_look import TURN_BELOW, read_faces
 
+if TYPE_CHECKING:
+    from .keypoints import FaceKeypoints
+
 PROTOTYPES = "prototypes.npz"
+KEYPOINTS = "keypoints.npz"
 EMBEDDING_OUTPUT = "embedding"  # the shipped classifier's pooled features, an output of its ONNX export
 _CODES = {c.code for c in FACES}
 
@@ -136,18 +140,34 @@ def mixed(probs: np.ndarray, likeness: np.ndarray, mix: Mix) -> np.ndarray:
     return e[:, :-1] + e[:, -1:] * probs
 
 
+#: The geometric second look (``keypoints.py``) weighs the closest this many faces.
+CANDIDATES = 8
+#: ... and names another face than the prototypes' first only with this many inliers,
+#: and more than the first face has. Chosen on the standard deck of the real playing
+#: card photos (benchmarks/real_deck.py): 6, 10 and 15 gave 95, 91 and 88 of 138.
+MIN_INLIERS = 6
+#: Two crops whose 24-px grey thumbnails differ by less than this (mean, of 255) are
+#: the same card lying still: the geometric look is not taken again.
+SAME_CROP = 6.0
+
+
 class PrototypeClassifier:
     """The reader's second stage with a deck profile: the shipped classifier's one read
     of each crop gives both its face probabilities and its embedding; the deck's
-    prototypes decide first (:func:`mixed`). A drop-in for the face classifier in
-    :class:`~companion.vision.classifier.TwoStageDetector`."""
+    prototypes decide first (:func:`mixed`). With the deck's keypoints, the closest
+    faces of a card not seen before are also compared point by point (``keypoints.py``),
+    and the face whose photo holds the most of the same printed picture is taken.
+    A drop-in for the face classifier in :class:`~companion.vision.classifier.TwoStageDetector`."""
 
-    def __init__(self, base: EmbeddingReader, prototypes: Prototypes, turn_below: float = TURN_BELOW) -> None:
+    def __init__(self, base: EmbeddingReader, prototypes: Prototypes, turn_below: float = TURN_BELOW,
+                 keypoints: "FaceKeypoints | None" = None) -> None:
         self.base, self.prototypes, self.turn_below = base, prototypes, turn_below
+        self.keypoints = keypoints
         self.imgsz = base.imgsz
-        self.backend = f"{base.backend} + deck prototypes"
+        self.backend = f"{base.backend} + deck prototypes" + (" + keypoints" if keypoints else "")
         self.path = getattr(base, "path", None)
         self._codes = [c.code for c in base.faces]
+        self._seen: list[tuple[np.ndarray, np.ndarray, int]] = []  # (thumbnail, face order, face index)
 
     @property
     def faces(self) -> list[Card]:
@@ -158,4 +178,45 @@ class PrototypeClassifier:
         return mixed(probs, self.prototypes.likeness(emb, self._codes), self.prototypes.mix)
 
     def classify(self, crops: list[np.ndarray]) -> list[tuple[Card, float]]:
-        return read_faces(self.probabilities, crops, self.base.faces, self.turn_below)
+        if self.keypoints is None or not crops:
+            return read_faces(self.probabilities, crops, self.base.faces, self.turn_below)
+        p = self._probabilities_with_turns(crops)
+        out = []
+        for crop, row in zip(crops, p):
+            k = self._geometric(crop, row)
+            out.append((self.base.faces[k], float(row.max())))
+        return out
+
+    def _probabilities_with_turns(self, crops: list[np.ndarray]) -> np.ndarray:
+        from .second_look import quarter_turns
+
+        p = self.probabilities(crops)
+        unsure = [i for i in range(len(crops)) if p[i].max() < self.turn_below]
+        if unsure:
+            turned = self.probabilities([t for i in unsure for t in quarter_turns(crops[i])])
+            turned = turned.reshape(len(unsure), 3, -1)
+            for j, i in enumerate(unsure):
+                p[i] = (p[i] + turned[j].sum(axis=0)) / 4
+        return p
+
+    def _geometric(self, crop: np.ndarray, row: np.ndarray) -> int:
+        """The face the keypoints name among the closest candidates (the first when none
+        is clearly better); remembered while the same card lies there."""
+        import cv2
+
+        from .keypoints import keypoints as take
+
+        order = np.argsort(-row, kind="stable")[:CANDIDATES]
+        thumb = cv2.resize(cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY), (24, 24), interpolation=cv2.INTER_AREA)
+        thumb = thumb.astype(np.float32)
+        for seen, seen_order, k in self._seen:
+            if float(np.abs(seen - thumb).mean()) < SAME_CROP and seen_order[0] == order[0]:
+                return k
+        assert self.keypoints is not None
+        counts = self.keypoints.best(take(crop), [self._codes[i] for i in order])
+        first = self._codes[order[0]]
+        best = max(counts, key=lambda c: counts[c])  # ties: the closer candidate (dicts keep order)
+        k = self._codes.index(best) if counts[best] >= MIN_INLIERS and counts[best] > counts[first] \
+            else int(order[0])
+        self._seen = [(thumb, order, k)] + self._seen[:7]
+        return k

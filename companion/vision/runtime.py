@@ -14,6 +14,7 @@ busy-waits between frames): ``threads`` intra-op threads, no spinning.
 from __future__ import annotations
 
 import ast
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -318,7 +319,7 @@ def deck_classifier(deck: str | Path, threads: int = DEFAULT_THREADS):  # type: 
     deck's prototypes (version 2), or the deck's own ONNX classifier (version 1). A
     profile that cannot be read so raises :class:`~companion.vision.deck.DeckError`."""
     from .deck import CLASSIFIERS, DeckError, load_profile
-    from .prototypes import PrototypeClassifier, Prototypes
+    from .prototypes import KEYPOINTS, PrototypeClassifier, Prototypes
 
     profile = load_profile(deck)
     if profile.prototypes_path is None:
@@ -332,7 +333,16 @@ def deck_classifier(deck: str | Path, threads: int = DEFAULT_THREADS):  # type: 
     if profile.embedding and profile.embedding != file_digest(base.path):
         raise DeckError(f"{profile.path} was learnt with another face classifier than this app's; "
                         f"enrol the deck again (`taki-companion learn-deck {profile.path}` rebuilds it from its photos)")
-    return PrototypeClassifier(base, Prototypes.load(profile.prototypes_path))
+    keypoints = None
+    if (profile.path / KEYPOINTS).exists():
+        from .keypoints import FaceKeypoints
+
+        try:
+            keypoints = FaceKeypoints.load(profile.path / KEYPOINTS)
+        except (OSError, ValueError, KeyError, zipfile.BadZipFile) as e:
+            raise DeckError(f"{profile.path / KEYPOINTS} is damaged ({type(e).__name__}); enrol the deck again") \
+                from None
+    return PrototypeClassifier(base, Prototypes.load(profile.prototypes_path), keypoints=keypoints)
 
 
 def table_reader(model: str | Path | None = None, classifier: str | Path | None = "auto",
