@@ -33,8 +33,11 @@ def main() -> None:
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2],
                     help="the runtime reader's thread counts, side by side (the kiosk's default is 1)")
     ap.add_argument("--skip-ultralytics", action="store_true")
+    ap.add_argument("--deck", default=None, help="a deck profile: the runtime reader with its prototypes too")
     args = ap.parse_args()
     runtime_rows(args)
+    if args.deck:
+        deck_rows(args)
     if args.skip_ultralytics:
         return
     import torch
@@ -99,6 +102,27 @@ def runtime_rows(args: argparse.Namespace) -> None:
             print(f"runtime {backend:5s} + classifier  median {statistics.median(times):6.1f} ms/frame  "
                   f"p90 {np.percentile(times, 90):6.1f}  threads {reader.detector.engine.threads}  "
                   f"at 10 fps {100 * share:4.0f}% of a core")
+
+def deck_rows(args: argparse.Namespace) -> None:
+    """The runtime reader with a deck profile: every frame a new card (its geometric look
+    taken every frame, the worst case), and as at the table, each card lying still for
+    ten frames (camera noise between them) before the next."""
+    from companion.vision.runtime import load_runtime_reader, table_reader
+
+    comp = Compositor(config=SceneConfig.varied(320))
+    frames = [comp.scene(90_000 + i).image for i in range(args.frames)]
+    rng = np.random.default_rng(0)
+    still = [np.clip(f.astype(np.int16) + rng.integers(-3, 4, f.shape), 0, 255).astype(np.uint8)
+             for f in frames[: max(1, args.frames // 10)] for _ in range(10)]
+    for threads in args.threads:
+        rows = {"shipped pair": load_runtime_reader(threads=threads),
+                "with the deck": table_reader(deck=args.deck, threads=threads)}
+        for name, reader in rows.items():
+            new, lying = _timed(reader, frames), _timed(reader, still)
+            print(f"runtime onnx  {name:14s} threads {threads}: a new card every frame median "
+                  f"{statistics.median(new):6.1f} ms/frame (p90 {np.percentile(new, 90):6.1f}); each card "
+                  f"lying 10 frames median {statistics.median(lying):6.1f} (mean {statistics.mean(lying):6.1f})")
+
 
 if __name__ == "__main__":
     main()

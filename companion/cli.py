@@ -237,6 +237,12 @@ def _open_journal(path: str):  # type: ignore[no-untyped-def]
     if not Path(path).exists():
         print(f"no journal at {path}", file=sys.stderr)
         return None
+    if Path(path).is_dir():
+        print(f"{path} is a folder, not a journal", file=sys.stderr)
+        return None
+    if Path(path).stat().st_size == 0:
+        print(f"{path} is empty: it is not a journal (nothing was changed)", file=sys.stderr)
+        return None
     try:
         return Journal(path)
     except JournalError as e:
@@ -263,8 +269,15 @@ def _replay(args: argparse.Namespace) -> int:
                 if args.json == "-":
                     print(text)
                 else:
-                    with open(args.json, "w") as f:
-                        f.write(text)
+                    try:
+                        with open(args.json, "w") as f:
+                            f.write(text)
+                    except IsADirectoryError:
+                        print(f"--json {args.json} is a folder: name a file", file=sys.stderr)
+                        return 2
+                    except OSError as e:
+                        print(f"cannot write {args.json} ({e.strerror or e})", file=sys.stderr)
+                        return 2
                     print(f"game {args.game} written to {args.json}")
             else:
                 for line in game_lines(journal, args.game):
@@ -568,6 +581,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
+        from .ui_args import app_argument_problem
+
+        problem = app_argument_problem(args)
+        if problem:
+            parser.error(problem)  # one sentence, exit 2, before any window opens
         from .ui.main import run
 
         return run(args, default_journal())

@@ -51,3 +51,49 @@ def add_app_arguments(p: argparse.ArgumentParser, default_journal: str) -> None:
     g.add_argument("--exit-after", type=float, default=None, help=argparse.SUPPRESS)
     g.add_argument("--screenshot", default=None, help=argparse.SUPPRESS)
     g.add_argument("--dump", default=None, help=argparse.SUPPRESS)
+
+
+def app_argument_problem(args: argparse.Namespace) -> str | None:
+    """What is wrong with the kiosk's options, in one sentence, or None. Checked before
+    any window opens, so a bad option is said on the console instead of a traceback
+    (or a game quietly resumed) once the kiosk is up."""
+    import math
+    import re
+
+    players = getattr(args, "players", None)
+    n = None
+    if players is not None:
+        names = [p.strip() for p in players.split(",")]
+        if not any(names):
+            return "--players names nobody: give 2 to 10 names, comma-separated (or leave it out)"
+        if any(not p for p in names):
+            return f"--players {players!r} has an empty name between its commas"
+        if not 2 <= len(names) <= 10:
+            return f"TAKI is for 2 to 10 players: --players names {len(names)}"
+        seen: set[str] = set()
+        for p in names:
+            if p.casefold() in seen:
+                return f"--players names {p} twice: give each player a name of their own"
+            seen.add(p.casefold())
+        n = len(names)
+    angles = getattr(args, "seat_angles", None)
+    if angles is not None and angles.strip() != "even":
+        try:
+            values = [float(a) for a in angles.split(",")]
+        except ValueError:
+            return f"--seat-angles {angles!r} is not 'even' or a list of degrees (e.g. 90,180,270,0)"
+        if not all(math.isfinite(v) for v in values):
+            return f"--seat-angles {angles!r}: every angle must be a number of degrees"
+        if n is not None and len(values) != n:
+            return f"--seat-angles gives {len(values)} seats for {n} players"
+    size = getattr(args, "size", None)
+    if size is not None:
+        m = re.fullmatch(r"\s*(\d{2,5})\s*[xX]\s*(\d{2,5})\s*", str(size))
+        if not m or not (320 <= int(m.group(1)) <= 7680 and 240 <= int(m.group(2)) <= 4320):
+            return f"--size {size!r} is not a window size: WIDTHxHEIGHT, e.g. 1280x800"
+    if getattr(args, "board", None):
+        if not str(args.board).startswith(("http://", "https://")):
+            return f"--board {args.board!r} needs its scheme: http://{args.board}"
+        if not 1 <= int(getattr(args, "table", 1)) <= 999:
+            return f"--table {args.table} is not a table number (1 to 999)"
+    return None
