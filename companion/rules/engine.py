@@ -222,7 +222,7 @@ class _Table:
 
     def seat_of(self, seat: int | None) -> int:
         s = self.to_move if seat is None else seat
-        if not isinstance(s, int) or not 0 <= s < self.n:
+        if type(s) is not int or not 0 <= s < self.n:  # a bool is an int to isinstance
             raise Illegal("R-SETUP-2", f"Seat {s} is not at this table.", key="no_seat", args=(("seat", str(s)),))
         return s
 
@@ -816,7 +816,7 @@ def _correct(t: _Table, e: CorrectCount) -> None:
     if t.phase is Phase.OVER:
         _playing(t)
     low = 0 if t.phase is Phase.SETUP else 1
-    if not isinstance(e.count, int) or e.count < low:
+    if type(e.count) is not int or e.count < low:  # True is no count
         raise Illegal("R-END-1", f"{name} must hold at least {low} card{'s' if low != 1 else ''}.", seat,
                       key="at_least", args=(("low", low),))
     more = e.count - t.counts[seat]
