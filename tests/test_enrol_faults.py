@@ -71,3 +71,26 @@ def test_a_deck_json_whose_quality_holds_text_still_loads(tmp_path: Path) -> Non
     meta = json.loads((tmp_path / "deck" / "deck.json").read_text())
     (tmp_path / "deck" / "deck.json").write_text(json.dumps({**meta, "quality": {"R7": "sharp"}}))
     assert load_profile(tmp_path / "deck").quality == {}
+
+
+def test_a_classifier_whose_output_does_not_fit_its_names_is_refused(tmp_path: Path) -> None:
+    """Issue 46 (5): 57 faces declared, 10 scores given: refused at load, not misread."""
+    import onnx
+    from onnx import TensorProto, helper
+
+    from companion.vision.detector import MODELS_DIR, ModelError
+    from companion.vision.runtime import RuntimeClassifier
+
+    model = onnx.load(str(MODELS_DIR / "taki-cls-yolov8n.onnx"))
+    graph = model.graph
+    out = graph.output[0].name
+    graph.node.append(helper.make_node("Slice", [out, "s0", "s1", "ax"], ["ten"]))
+    graph.initializer.extend([helper.make_tensor("s0", TensorProto.INT64, [1], [0]),
+                              helper.make_tensor("s1", TensorProto.INT64, [1], [10]),
+                              helper.make_tensor("ax", TensorProto.INT64, [1], [1])])
+    keep = [o for o in graph.output if o.name != out]
+    del graph.output[:]
+    graph.output.extend([helper.make_tensor_value_info("ten", TensorProto.FLOAT, [1, 10]), *keep])
+    onnx.save(model, str(tmp_path / "bad.onnx"))
+    with pytest.raises(ModelError, match="gives 10 scores"):
+        RuntimeClassifier(tmp_path / "bad.onnx")

@@ -239,6 +239,13 @@ class RuntimeClassifier:
         if sorted(stems) != sorted(_BY_STEM):
             raise ModelError(f"{self.path} does not classify the 57 TAKI faces")
         self._cards = [_BY_STEM[s] for s in stems]
+        try:  # a model whose output is not what its names say would misread every card in silence
+            out = self.engine.run(np.zeros((1, 3, self.size[0], self.size[1]), np.float32)).reshape(-1)
+        except Exception as e:
+            raise ModelError(f"{self.path} could not read a picture: {type(e).__name__}: {e}") from None
+        if out.size != len(stems):
+            raise ModelError(f"{self.path} names {len(stems)} faces but gives {out.size} scores: "
+                             f"a damaged or mismatched export")
 
     @property
     def faces(self) -> list[Card]:
