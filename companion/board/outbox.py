@@ -35,6 +35,10 @@ def http_post(url: str, body: bytes, headers: dict[str, str]) -> tuple[int, byte
         return e.code, e.read()
 
 
+class OutboxError(ValueError):
+    """The kiosk cannot keep its outbox: the message says why."""
+
+
 class Outbox:
     def __init__(self, journal_path: str | Path, board_url: str, event_key: str, kiosk: str, table: int,
                  transport: Transport = http_post, clock: Callable[[], float] = time.monotonic) -> None:
@@ -42,10 +46,16 @@ class Outbox:
         self.url = board_url.rstrip("/") + "/api/push"
         self.key, self.kiosk, self.table = event_key, kiosk, table
         self.transport, self.clock = transport, clock
-        self.acks = sqlite3.connect(str(self.journal_path) + ".board", check_same_thread=False,
-                                    isolation_level=None)
-        self.acks.execute("CREATE TABLE IF NOT EXISTS acked (url TEXT, game INTEGER, seq INTEGER, "
-                          "PRIMARY KEY (url, game))")
+        acks = Path(str(self.journal_path) + ".board")
+        if acks.is_dir():
+            raise OutboxError(f"{acks} is a folder: the kiosk keeps what the board acknowledged in that file; "
+                              f"move the folder away")
+        try:
+            self.acks = sqlite3.connect(str(acks), check_same_thread=False, isolation_level=None)
+            self.acks.execute("CREATE TABLE IF NOT EXISTS acked (url TEXT, game INTEGER, seq INTEGER, "
+                              "PRIMARY KEY (url, game))")
+        except sqlite3.Error as e:
+            raise OutboxError(f"{acks} cannot hold what the board acknowledged ({e})") from None
         self.status = "not yet in touch with the board"
         self.offline_since: float | None = None
         self.refused: str | None = None  # the board said no for a reason retrying cannot fix
@@ -96,7 +106,12 @@ class Outbox:
                         self.refused = f"the board refused game {game}: {why}"
                     self._offline(f"board answered {status}: {why}")
                     return False
-                through = int(json.loads(reply).get("acked_through", -1))
+                try:
+                    through = int(json.loads(reply)["acked_through"])
+                except (ValueError, TypeError, KeyError, IndexError):  # not the board's answer
+                    self._offline(f"{self.url} answered, but not as a TAKI board does: is --board the "
+                                  f"board's address?")
+                    return False
                 self._mark(game, through)
                 if through < batch[-1]["seq"]:  # a gap on the board: resend from there next round
                     self._offline(f"board is missing events after {through} of game {game}")

@@ -661,8 +661,10 @@ class TakiApp(App):
         voice = self.session.voice
         speech = loc(L.NO_SPEECH, error=voice.error) if voice and voice.error else ""
         box = getattr(self.controller, "outbox", None)
-        board = ""
-        if box is not None and box.offline_since is not None:
+        board = getattr(self.controller, "board_problem", None) or ""
+        if box is not None and box.refused:  # retrying cannot fix it (a wrong event key): no "sent later"
+            board = f"The board refuses this kiosk ({box.refused})."
+        elif box is not None and box.offline_since is not None:
             since = time.strftime("%H:%M", time.localtime(time.time() - (time.monotonic() - box.offline_since)))
             board = f"Board offline since {since} ({box.status}); the game is kept and sent later."
         # each part its own sentence: a warning never runs into the status after it

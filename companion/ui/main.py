@@ -331,7 +331,9 @@ class Controller:
                 self.session = s
                 app.use_session(s)
         if getattr(a, "board", None) and self.journal is not None:
-            self.join_board(a.board, a.event_key or "", str(a.table))
+            self.board_problem = self.join_board(a.board, a.event_key or "", str(a.table))
+            if self.board_problem:  # said on the console and kept on the table screen
+                print(f"event board not joined: {self.board_problem}")
         if getattr(a, "enrol", False):
             self.when_reader_ready(app.open_enrolment)
         if getattr(a, "ui_script", None):
@@ -367,8 +369,13 @@ class Controller:
 
         if getattr(self, "outbox", None) is not None:
             self.outbox.stop()
+        from ..board.outbox import OutboxError
+
         n = int(table)
-        self.outbox = Outbox(self.journal.path, url, key, f"{socket.gethostname()}-t{n}", n).start()
+        try:
+            self.outbox = Outbox(self.journal.path, url, key, f"{socket.gethostname()}-t{n}", n).start()
+        except OutboxError as e:
+            return str(e)
         return None
 
     def start_game(self, app: Any, names: list[str], first: int, rules: Any, teaching: bool, rate: float,
