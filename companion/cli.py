@@ -564,9 +564,15 @@ def _board(args: argparse.Namespace) -> int:
     if len(args.event_key) < 8:
         print("taki-companion board: the event key must be at least 8 characters", file=sys.stderr)
         return 2
+    from .board.store import Refused
+
     print(f"board on http://{args.host}:{args.port}/ (kiosks: --board http://THIS-LAPTOP:{args.port} "
           f"--event-key ...)")
-    serve(args.db, args.event_key, args.host, args.port)
+    try:
+        serve(args.db, args.event_key, args.host, args.port)
+    except Refused as e:
+        print(f"taki-companion board: {e}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -43,3 +43,33 @@ def test_a_wrong_event_key_is_refused_not_sent_later(tmp_path: Path) -> None:
                  transport=lambda url, body, headers: (401, b'{"error": "wrong event key"}'))
     assert box.push_once() is False
     assert box.refused is not None and "wrong event key" in box.refused
+
+
+def test_the_board_leaves_another_programs_database_as_it_was(tmp_path: Path) -> None:
+    """Issue 46 (9): checked before any write, by the board's application id or its tables."""
+    import sqlite3
+    import subprocess
+    import sys
+
+    from companion.board.store import BoardStore, Refused
+
+    contacts = tmp_path / "contacts.db"
+    db = sqlite3.connect(contacts)
+    db.execute("CREATE TABLE people (name TEXT)")
+    db.commit()
+    db.close()
+    before = contacts.read_bytes()
+    with pytest.raises(Refused, match="another program's database"):
+        BoardStore(contacts)
+    assert contacts.read_bytes() == before and not Path(str(contacts) + "-wal").exists()
+    with pytest.raises(Refused, match="is a folder"):
+        BoardStore(tmp_path)
+    (tmp_path / "notes.db").write_text("not a database at all")
+    with pytest.raises(Refused, match="not a database"):
+        BoardStore(tmp_path / "notes.db")
+    ours = tmp_path / "board.db"
+    BoardStore(ours).close()
+    BoardStore(ours).close()  # its own file, opened again
+    done = subprocess.run([sys.executable, "-m", "companion.cli", "board", "--event-key", "12345678", "--db",
+                           str(contacts), "--port", "0"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "another program's database" in done.stderr and "Traceback" not in done.stderr

@@ -110,6 +110,38 @@ def _connection_lost(e: BaseException) -> bool:
     return isinstance(e, (psycopg.OperationalError, psycopg.InterfaceError))
 
 
+#: The board's SQLite files carry this application id ("TAKI"), so another program's
+#: database is recognised before anything is written to it.
+APPLICATION_ID = 0x54414B49
+_OURS = {"games", "events", "kiosks"}
+
+
+def _own_sqlite(path: str) -> sqlite3.Connection:
+    """The board's SQLite file, opened; another program's database (or a folder, or a
+    file that is no database) is refused with the reason and left exactly as it was."""
+    p = Path(path)
+    if p.is_dir():
+        raise Refused(f"--db {path} is a folder: name a file for the board's database", 500)
+    if p.exists() and p.stat().st_size > 0:
+        try:
+            probe = sqlite3.connect(f"file:{p}?mode=ro", uri=True)
+            try:
+                app_id = probe.execute("PRAGMA application_id").fetchone()[0]
+                tables = {r[0] for r in probe.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            finally:
+                probe.close()
+        except sqlite3.DatabaseError:
+            raise Refused(f"--db {path} is not a database (nothing was changed): name a new file", 500) from None
+        if app_id != APPLICATION_ID and not (tables and tables <= _OURS | {"sqlite_sequence"} and
+                                             _OURS <= tables):
+            raise Refused(f"--db {path} is another program's database (nothing was changed): "
+                          f"name a new file for the board", 500)
+    db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+    db.execute(f"PRAGMA application_id={APPLICATION_ID}")
+    db.execute("PRAGMA journal_mode=WAL")
+    return db
+
+
 class BoardStore:
     """One SQLite file or one PostgreSQL database; safe to call from the server's threads."""
 
@@ -123,8 +155,7 @@ class BoardStore:
                 raise Refused("PostgreSQL needs psycopg: pip install 'taki-companion[board]'", 500) from None
             self.db: Any = psycopg.connect(self.path, autocommit=True)
         else:
-            self.db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db = _own_sqlite(self.path)
         for statement in _SCHEMA:
             self.db.execute(statement)
         self._lock = threading.Lock()
