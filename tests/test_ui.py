@@ -498,6 +498,17 @@ def test_standings_and_their_export_are_in_the_kiosks_language(tmp_path: Path) -
 
 
 @needs_x
+def test_an_export_folder_that_is_a_file_is_said_and_the_kiosk_stays_up(tmp_path: Path) -> None:
+    """Issue 46 (13): --export-dir a file; Export said why it could not save, nothing died."""
+    (tmp_path / "taken").write_text("a file")
+    script = _script(tmp_path, [[1.0, "enter_card"], [1.5, "pick", "R5"], [2.0, "standings", "csv"]])
+    dump, _ = run_app(tmp_path, "--no-camera", "--players", "Dana,Omer,Noa", "--export-dir",
+                      str(tmp_path / "taken"), "--ui-script", script, seconds=3)
+    assert dump["screen"] == "standings" and dump["title"].startswith("Could not save the standings"), dump
+    assert (tmp_path / "taken").read_text() == "a file"
+
+
+@needs_x
 def test_a_deck_profile_refused_is_said_in_the_kiosks_language(tmp_path: Path) -> None:
     """The kiosk's own status lines (a deck profile not used, the demo, no camera, a
     resumed game) were English in every language; in Serbian they are Serbian."""

@@ -544,8 +544,13 @@ class TakiApp(App):
         self.root.current = "standings"
 
     def export_standings(self, fmt: str) -> None:
-        path = self.controller.export_standings(self, fmt)
-        self.root.get_screen("standings").ids.title.text = self.loc(L.SAVED, path=left_to_right(path))
+        title = self.root.get_screen("standings").ids.title
+        try:
+            path = self.controller.export_standings(self, fmt)
+        except OSError as e:  # --export-dir a file, a full or read-only disk: said, the kiosk stays up
+            title.text = self.loc(L.NOT_SAVED_STANDINGS, error=left_to_right(f"{e.strerror or e}: {e.filename or ''}"))
+            return
+        title.text = self.loc(L.SAVED, path=left_to_right(path))
 
     # ------------------------------------------------------------ guided enrolment
 

@@ -77,6 +77,7 @@ NO_GAME = tr("No game yet.")
 STAGE = tr("stage {stage}")
 WINNER = tr("winner")
 SAVED = tr("Saved: {path}")
+NOT_SAVED_STANDINGS = tr("Could not save the standings ({error}).")
 
 # Learn a deck (the rest of its words are the guide's: companion/training/guided.py)
 FACES_DONE = tr("{done} of {total} faces ({taken} taken, {skipped} skipped)")
