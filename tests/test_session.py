@@ -256,6 +256,47 @@ def test_after_an_outage_only_that_card_applies_it_and_an_unchanged_pile_asks_no
     assert s.tap("only_that") is None and "nothing was missed" in s.status
 
 
+def test_after_an_outage_the_same_card_in_view_goes_on_by_itself_and_a_new_one_asks() -> None:
+    """Issue 46 (17): the tracker says nothing of the card it already knows; the camera's
+    frames showing the same top card after the outage end it with no tap (10 runs each,
+    the card seen at other moments), and a different card is still asked about."""
+    from companion.referee.session import Snapshot
+
+    for run in range(10):
+        s, _, _ = _session()
+        v = _FakeVision()
+        v.snapshot = Snapshot()  # type: ignore[attr-defined]
+        s.vision = v  # type: ignore[assignment]
+        _seen(v, 1.0, "G5")
+        s.poll(1.0)
+        v.out.put(("source", "lost"))
+        s.poll(2.0)
+        assert s.outage
+        v.out.put(("source", "ok"))
+        for k in range(3 + run % 3):
+            v.snapshot = Snapshot(None, None, C("G5") if k >= run % 3 else None, "ok", 3.0 + k)  # type: ignore[attr-defined]
+            s.poll(3.0 + k)
+        assert not s.outage and s.missed is None and s.status == "Camera back."
+        _seen(v, 9.0, "G7")  # the next card is read as usual, nothing asked
+        s.poll(9.0)
+        assert s.referee.state.top == C("G7") and s.missed is None
+    for run in range(10):
+        s, _, _ = _session()
+        v = _FakeVision()
+        v.snapshot = Snapshot()  # type: ignore[attr-defined]
+        s.vision = v  # type: ignore[assignment]
+        _seen(v, 1.0, "G5")
+        s.poll(1.0)
+        v.out.put(("source", "lost"))
+        v.out.put(("source", "ok"))
+        for k in range(2 + run % 4):
+            v.snapshot = Snapshot(None, None, C("G9"), "ok", 3.0 + k)  # type: ignore[attr-defined]
+            s.poll(3.0 + k)
+        _seen(v, 8.0, "G9")
+        s.poll(8.0)
+        assert s.missed == C("G9") and s.referee.state.top == C("G5") and "camera was off" in s.status  # asked
+
+
 # ---------------------------------------------------------------- issue 12 (1): journal goes read-only
 
 def test_a_journal_that_turns_read_only_mid_game_keeps_the_game_and_can_save_elsewhere(tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -33,6 +33,10 @@ SEATS_WRONG = tr("Place one seat for each player.")
 CAMERA_LOST = tr("Camera lost: reconnecting. The game is kept.")
 VIDEO_ENDED = tr("The video has ended.")
 UNREADABLE = tr("I cannot read the leading card: is it in view and lit?")
+CAMERA_BACK = tr("Camera back.")
+#: After an outage, the pile's card read this many frames running, the same as before it:
+#: nothing was missed, and refereeing goes on by itself.
+SAME_AFTER_OUTAGE = 3
 HAND_OVER = tr("Hand over the pile…")
 
 
@@ -215,6 +219,8 @@ class TableSession:
     #: after an outage, the new top card the camera saw: not applied until a person says
     #: what was played meanwhile (the referee never guesses a missing play)
     missed: Card | None = None
+    _same_since_outage: int = 0
+    _outage_frame_t: float | None = None
 
     def __post_init__(self) -> None:
         self.referee.listeners.append(self._heard)
@@ -396,7 +402,7 @@ class TableSession:
                     break
                 if kind == "source":
                     if payload not in ("ok", "ended"):
-                        self.outage = True
+                        self.outage, self._same_since_outage = True, 0
                     said = {"lost": CAMERA_LOST, "ended": VIDEO_ENDED}.get(str(payload))
                     self.status = "" if payload == "ok" else self._words(said) if said else str(payload)
                     if self.on_change:
@@ -404,6 +410,7 @@ class TableSession:
                 elif kind == "track":
                     t, ev = payload  # type: ignore[misc]
                     self._track(ev, t)
+            self._outage_over()
         if video_t is not None:
             # A scripted tap waits for its card to be read (or 3 s more, if it never is).
             while self.taps and self.taps[0].t <= video_t and (
@@ -415,6 +422,28 @@ class TableSession:
                 else:
                     self.submit(event)
         self.referee.tick(now)
+
+    def _outage_over(self) -> None:
+        """After an outage, the camera back and the pile's card the same as before it, read
+        frame after frame: nothing was missed, so refereeing goes on with no tap. (The
+        tracker says nothing of a card it already knows, so waiting for its news held every
+        later card until someone answered.) A different card is asked about (:meth:`_track`)."""
+        if not self.outage or self.missed is not None or self.vision is None:
+            return
+        snap = getattr(self.vision, "snapshot", None)
+        if snap is None or snap.t == self._outage_frame_t:
+            return
+        self._outage_frame_t = snap.t
+        top = self.referee.state.top
+        if snap.card is None or snap.card != top or snap.status != "ok":
+            self._same_since_outage = 0
+            return
+        self._same_since_outage += 1
+        if self._same_since_outage >= SAME_AFTER_OUTAGE:
+            self.outage, self._same_since_outage = False, 0
+            self.status = self._words(CAMERA_BACK)
+            if self.on_change:
+                self.on_change()
 
     def _track(self, ev, t: float) -> None:  # type: ignore[no-untyped-def]
         from ..vision.tracker import TrackKind
