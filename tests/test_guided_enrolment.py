@@ -231,3 +231,34 @@ def test_a_slightly_blurred_photo_is_learnt_with_a_hint_and_the_camera_waits_for
     for _ in range(3):
         view = guide.feed(scenes["R7"].image)
     assert view.finished and view.message.startswith("Got the red 7")
+
+
+def test_a_kiosk_stopped_halfway_through_learn_a_deck_goes_on_with_the_faces_taken(tmp_path: Path) -> None:
+    """Issue 46 (14): the frames of the faces taken are kept; a new GuidedEnrolment in the
+    same folder (the kiosk started again) asks for the next face, and learning uses all."""
+    from companion.training.enrol import default_card_finder
+    from companion.training.guided import GuidedEnrolment
+    from companion.ui.main import unfinished_deck
+    from companion.vision.deck import load_profile
+
+    faces = {Card.from_code(c): render_styled_face(Card.from_code(c), PUBLISHED, 300, 420) for c in ("R1", "R3")}
+    cfg = replace(SceneConfig.varied(480, "classic"), under_cards=(0, 0), hand_p=0.0, card_height=(0.5, 0.6),
+                  tilt=10.0, hard_shadow_p=0.0, photometric=False)
+    comp = Compositor(faces, cfg)
+    decks = tmp_path / "decks"
+    first = GuidedEnrolment(default_card_finder(), decks / "deck-1", tuple(faces), steady_frames=2)
+    frame = comp.scene(np.random.default_rng(1), top=Card.from_code("R1")).image
+    for _ in range(3):
+        view = first.feed(frame)
+    assert view.prompt == "Show the red 3"
+    del first  # the power went
+    assert unfinished_deck(decks) == decks / "deck-1"
+    again = GuidedEnrolment(default_card_finder(), decks / "deck-1", tuple(faces), steady_frames=2)
+    assert again.resumed == 1 and again.view().prompt == "Show the red 3"
+    frame = comp.scene(np.random.default_rng(2), top=Card.from_code("R3")).image
+    for _ in range(3):
+        view = again.feed(frame)
+    assert view.finished
+    again.learn().join(timeout=120)
+    assert set(load_profile(decks / "deck-1").enrolled) == {"R1", "R3"}
+    assert unfinished_deck(decks) is None

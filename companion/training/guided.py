@@ -12,11 +12,13 @@ a worker thread (seconds, no torch), reporting progress, so the screen never fre
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 from ..rules.cards import FACES, Card, file_stem
@@ -41,6 +43,7 @@ NONE_TAKEN = tr("No face was taken: show at least one card before learning.")
 FAILED = tr("Learning failed ({error}); the pictures are kept.")
 CAMERA_ERROR = tr("Camera error ({error}): retrying.")
 LEARNING_FACES = tr("learning the deck's faces")
+SHOTS = "shots"  # the frames the faces were taken from (DECK/shots/<stem>.jpg and .json)
 READY = tr("ready")
 
 
@@ -87,6 +90,8 @@ class GuidedEnrolment:
         self._profile: Path | None = None
         self._error = ""
         (self.out / "faces").mkdir(parents=True, exist_ok=True)
+        (self.out / SHOTS).mkdir(exist_ok=True)
+        self.resumed = self._resume()
 
     # ------------------------------------------------------------ what the screen shows
 
@@ -135,6 +140,7 @@ class GuidedEnrolment:
         coloured = save_face(self.out / "faces" / f"{file_stem(card)}.png", face_picture(image, found, w, h))
         self.shots[card.code] = [Shot(image.copy(), found.box, found.corners)]
         self.taken[card] = round(found.crispness, 3)
+        self._keep(card, image, found)
         w = self.words
         self.speak(w(GOT_IT))
         self._message = w(GOT, card=w.card(card)) + (" " + w(COLOURED) if coloured else "")
@@ -151,6 +157,7 @@ class GuidedEnrolment:
         card = self.wanted
         if card is not None:
             self.skipped.append(card)
+            (self.out / SHOTS / f"{file_stem(card)}.skipped").touch()
             self._message = self.words(SKIPPED, card=self.words.card(card))
             self._advance()
         return self.view()
@@ -163,11 +170,45 @@ class GuidedEnrolment:
         card = self.faces[self.i]
         self.taken.pop(card, None)
         self.shots.pop(card.code, None)
+        for leftover in (self.out / SHOTS).glob(f"{file_stem(card)}.*"):
+            leftover.unlink(missing_ok=True)
         if card in self.skipped:
             self.skipped.remove(card)
         (self.out / "faces" / f"{file_stem(card)}.png").unlink(missing_ok=True)
         self._last, self._steady, self._message = None, 0, self.words(AGAIN, card=self.words.card(card))
         return self.view()
+
+    def _keep(self, card: Card, image: np.ndarray, found: LocatedCard) -> None:
+        """The frame a face was taken from, on disk: a kiosk stopped halfway (power, a
+        crash) goes on with the faces already taken instead of stranding them."""
+        stem = self.out / SHOTS / file_stem(card)
+        cv2.imwrite(str(stem.with_suffix(".jpg")), image, [cv2.IMWRITE_JPEG_QUALITY, 95])
+        stem.with_suffix(".json").write_text(json.dumps({
+            "box": list(found.box), "crispness": found.crispness,
+            "corners": None if found.corners is None else np.asarray(found.corners).tolist()}))
+
+    def _resume(self) -> int:
+        """The faces taken (and skipped) in this folder before the kiosk stopped; the next
+        face asked for is the first neither taken nor skipped. Returns how many were taken."""
+        for card in self.faces:
+            stem = self.out / SHOTS / file_stem(card)
+            if stem.with_suffix(".skipped").exists():
+                self.skipped.append(card)
+                continue
+            try:
+                meta = json.loads(stem.with_suffix(".json").read_text())
+                image = cv2.imread(str(stem.with_suffix(".jpg")))
+                box = tuple(float(v) for v in meta["box"])
+                corners = None if meta.get("corners") is None else np.asarray(meta["corners"], np.float64)
+            except (OSError, ValueError, KeyError, TypeError):
+                continue
+            if image is None or len(box) != 4:
+                continue
+            self.shots[card.code] = [Shot(image, box, corners)]  # type: ignore[arg-type]
+            self.taken[card] = round(float(meta.get("crispness", 0.0)), 3)
+        done = set(self.taken) | set(self.skipped)
+        self.i = next((k for k, c in enumerate(self.faces) if c not in done), len(self.faces))
+        return len(self.taken)
 
     def _advance(self) -> None:
         self.i += 1

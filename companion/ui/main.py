@@ -472,7 +472,7 @@ class Controller:
                 open_camera(self.args.camera)
         except SourceError as e:
             return app.loc(L.NO_CAMERA, error=e)
-        out = self.decks_dir() / time.strftime("deck-%Y%m%d-%H%M%S")
+        out = unfinished_deck(self.decks_dir()) or self.decks_dir() / time.strftime("deck-%Y%m%d-%H%M%S")
         speak = self.voice.speak if self.voice is not None else None
         finder_with_mask = CardFinder(finder, masker=shipped_masker())
         guide = GuidedEnrolment(finder_with_mask, out, speak=speak, words=app.loc.words)
@@ -633,6 +633,16 @@ class EnrolWorker:
         self._stop.set()
         self._thread.join(timeout=5)
         self.source.close()
+
+
+def unfinished_deck(decks: Path) -> Path | None:
+    """The newest deck folder whose learning never finished (faces taken, no deck.json):
+    'Learn a deck' goes on with it rather than stranding the faces already taken."""
+    if not decks.is_dir():
+        return None
+    started = [p for p in decks.iterdir() if p.is_dir() and not (p / "deck.json").exists()
+               and any((p / "shots").glob("*.json"))]
+    return max(started, key=lambda p: p.stat().st_mtime, default=None)
 
 
 def needs_torch(args: argparse.Namespace, remembered_deck: str | None) -> bool:
