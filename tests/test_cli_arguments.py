@@ -69,7 +69,7 @@ def test_replay_into_a_folder_or_of_an_empty_file_says_why(tmp_path: Path) -> No
     assert (tmp_path / "empty.db").read_bytes() == b""
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=2000, deadline=None)
 @given(st.lists(st.sampled_from(["--players", "--seat-angles", "--size", "--board", "--table", "--windowed",
                                  "--teaching", "--mute", "Dana,Omer", "Dana", ",", "", "nan", "90,180",
                                  "even", "1280x800", "big", "0", "3", "http://x:1", "x:1", "-1", "1e309"]),

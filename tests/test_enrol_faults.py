@@ -26,6 +26,8 @@ def test_enrol_into_a_file_or_from_an_empty_folder_says_why(tmp_path: Path) -> N
     done = _cli("--src", str(tmp_path / "photos"), "--out", str(tmp_path / "taken"))
     assert done.returncode == 2 and "is a file, not a folder" in done.stderr and "Traceback" not in done.stderr
     assert (tmp_path / "taken").read_text() == "a file"
+    done = _cli("--src", str(tmp_path / "photos"), "--out", str(tmp_path / "taken" / "deck"))
+    assert done.returncode == 2 and "cannot write the deck profile" in done.stderr and "Traceback" not in done.stderr
     done = _cli("--src", str(tmp_path / "photos"), "--out", str(tmp_path / "deck"))
     assert done.returncode == 1 and "holds no photos or clips named by face" in done.stderr
     assert "Traceback" not in done.stderr
