@@ -28,7 +28,7 @@ from companion.rules.cards import FACES, file_stem
 from companion.synth.scene import Compositor, SceneConfig
 from companion.synth.styles import render_styled_face, sample_style
 from companion.training.deck_prototypes import write_profile
-from companion.training.enrol import enrol
+from companion.training.enrol import default_card_finder, enrol
 from companion.vision.runtime import load_runtime_reader, table_reader
 
 
@@ -38,6 +38,7 @@ def main() -> None:
     ap.add_argument("--piles", type=int, default=228)
     ap.add_argument("--fine-tune", action="store_true", help="also time and read the fine-tuned classifier")
     ap.add_argument("--busy", action="store_true", help="another process keeps every core busy while it enrols")
+    ap.add_argument("--model", default=None, help="the card finder (.onnx; default: the shipped one)")
     ap.add_argument("--blur", type=float, default=0.0,
                     help="every photo out of focus by a Gaussian of this many px (what soft photos cost)")
     args = ap.parse_args()
@@ -63,7 +64,7 @@ def main() -> None:
         burn = "import time\nt=time.time()\nwhile time.time()-t<600: pass"
         busy = [subprocess.Popen([sys.executable, "-c", burn]) for _ in range(os.cpu_count() or 2)]
     t0 = time.monotonic()
-    report = enrol(work / "photos", work / "deck" / "faces")
+    report = enrol(work / "photos", work / "deck" / "faces", finder=default_card_finder(args.model))
     t_enrol = time.monotonic() - t0
     print(f"style: {style.glyphs.family} block, depth {style.depth:.3f}, hue {style.hue_shift:+.1f}")
     print(f"enrolled: {len(report.enrolled)}/57 faces from one photo each ({t_enrol:.1f} s)")
@@ -81,7 +82,8 @@ def main() -> None:
         p.kill()
     print(f"photos -> deck profile: {t_enrol + t_learn:.1f} s (locate {t_enrol:.1f} s, prototypes {t_learn:.1f} s)"
           + (" with every core kept busy by another process" if busy else ""))
-    readers = {"shipped reader": load_runtime_reader(), "with the deck profile": table_reader(deck=work / "deck")}
+    readers = {"shipped reader": load_runtime_reader(args.model),
+               "with the deck profile": table_reader(args.model, deck=work / "deck")}
     if args.fine_tune:
         from companion.training.fewshot import LearnSpec, learn_deck
         from companion.vision.classifier import load_reader

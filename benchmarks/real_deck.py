@@ -103,10 +103,11 @@ def around(picture: np.ndarray, box: tuple[float, float, float, float], grow: fl
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--photos", default=str(HERE.parent / "shared" / "real-photos" / "cardcounterml-playing-cards"))
+    ap.add_argument("--model", default=None, help="the card finder (.onnx; default: the shipped one)")
     args = ap.parse_args()
     decks = whole_cards(Path(args.photos))
-    locate = default_card_finder()
-    shipped = load_runtime_reader()
+    locate = default_card_finder(args.model)
+    shipped = load_runtime_reader(args.model)
     for deck, cards in decks.items():
         first: dict[Card, tuple] = {}
         rest = []
@@ -130,7 +131,7 @@ def main() -> None:
             save_face(work / "faces" / f"{file_stem(card)}.png", face_picture(photo, found, CARD_W, CARD_H))
         write_profile(work, shots, name=deck)
         t_profile = time.monotonic() - t0
-        reader = table_reader(deck=work) if shots else None
+        reader = table_reader(args.model, deck=work) if shots else None
         right, right_shipped = 0, 0
         for image, box, card in rest:
             photo, _ = around(cv2.imread(str(image)), box)

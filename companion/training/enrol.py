@@ -33,13 +33,13 @@ from .face_names import face_from_file_name
 __all__ = ["EnrolReport", "enrol", "find_card", "order_corners", "sharpness", "warp_card"]
 
 
-def default_card_finder() -> CardFinder:
-    """The table's own card finder (the shipped ONNX export on ONNX Runtime, no torch),
-    with the shipped card masker for the exact corners."""
+def default_card_finder(model: str | Path | None = None) -> CardFinder:
+    """The table's own card finder (the shipped ONNX export on ONNX Runtime, no torch, or
+    ``model``), with the shipped card masker for the exact corners."""
     from ..vision.cardmask import shipped_masker
     from ..vision.runtime import RuntimeFinder
 
-    return CardFinder(RuntimeFinder(conf=0.2), masker=shipped_masker())
+    return CardFinder(RuntimeFinder(model, conf=0.2), masker=shipped_masker())
 
 
 def shipped_outliner():  # type: ignore[no-untyped-def]

@@ -8,8 +8,8 @@ def test_inference():
     out = []
 
     with ncnn.Net() as net:
-        net.load_param("models/taki-yolov8n_ncnn_model/model.ncnn.param")
-        net.load_model("models/taki-yolov8n_ncnn_model/model.ncnn.bin")
+        net.load_param("/tmp/newfinder/taki-yolov8n_ncnn_model/model.ncnn.param")
+        net.load_model("/tmp/newfinder/taki-yolov8n_ncnn_model/model.ncnn.bin")
 
         with net.create_extractor() as ex:
             ex.input("in0", ncnn.Mat(in0.numpy(), batch_index=0).clone())
