@@ -5,7 +5,7 @@ ONNX Runtime, no torch) and the ultralytics path (``--model taki-yolov8n.pt``), 
 started cold N times in demo mode under Xvfb. Memory is the kiosk's VmRSS after
 ``--hold`` seconds of the demo.
 
-Run: python benchmarks/kiosk_start.py [--starts 5] [--hold 30] [--ncnn]
+Run: python benchmarks/kiosk_start.py [--starts 5] [--hold 30] [--ncnn] [--deck DECK]
 Needs xvfb-run. Prints numbers; asserts nothing.
 """
 
@@ -43,10 +43,13 @@ def main() -> None:
     ap.add_argument("--starts", type=int, default=5)
     ap.add_argument("--hold", type=float, default=30.0)
     ap.add_argument("--ncnn", action="store_true", help="also the runtime reader on the NCNN pair")
+    ap.add_argument("--deck", default=None, help="also the runtime reader with this deck profile (--deck)")
     args = ap.parse_args()
     paths = [("runtime (onnx, no torch)", []), ("ultralytics (pytorch)", ["--model", "taki-yolov8n.pt"])]
     if args.ncnn:
         paths.insert(1, ("runtime (ncnn, no torch)", ["--model", "taki-yolov8n_ncnn_model"]))
+    if args.deck:
+        paths.insert(1, ("runtime + deck profile", ["--deck", str(Path(args.deck).resolve())]))
     rows = {}
     for name, extra in paths:
         runs = [one_start(extra, 6.0) for _ in range(args.starts)]
