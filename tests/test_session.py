@@ -262,7 +262,8 @@ def test_after_an_outage_the_same_card_in_view_goes_on_by_itself_and_a_new_one_a
     the card seen at other moments), and a different card is still asked about."""
     from companion.referee.session import Snapshot
 
-    for run in range(10):
+    def after_an_outage():  # type: ignore[no-untyped-def]
+        """A game on the green 5 whose camera was lost and is back."""
         s, _, _ = _session()
         v = _FakeVision()
         v.snapshot = Snapshot()  # type: ignore[attr-defined]
@@ -273,6 +274,10 @@ def test_after_an_outage_the_same_card_in_view_goes_on_by_itself_and_a_new_one_a
         s.poll(2.0)
         assert s.outage
         v.out.put(("source", "ok"))
+        return s, v
+
+    for run in range(10):
+        s, v = after_an_outage()
         for k in range(3 + run % 3):
             v.snapshot = Snapshot(None, None, C("G5") if k >= run % 3 else None, "ok", 3.0 + k)  # type: ignore[attr-defined]
             s.poll(3.0 + k)
@@ -281,14 +286,7 @@ def test_after_an_outage_the_same_card_in_view_goes_on_by_itself_and_a_new_one_a
         s.poll(9.0)
         assert s.referee.state.top == C("G7") and s.missed is None
     for run in range(10):
-        s, _, _ = _session()
-        v = _FakeVision()
-        v.snapshot = Snapshot()  # type: ignore[attr-defined]
-        s.vision = v  # type: ignore[assignment]
-        _seen(v, 1.0, "G5")
-        s.poll(1.0)
-        v.out.put(("source", "lost"))
-        v.out.put(("source", "ok"))
+        s, v = after_an_outage()
         for k in range(2 + run % 4):
             v.snapshot = Snapshot(None, None, C("G9"), "ok", 3.0 + k)  # type: ignore[attr-defined]
             s.poll(3.0 + k)

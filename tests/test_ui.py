@@ -121,11 +121,9 @@ def test_a_corrupt_journal_is_reported_on_screen_and_left_alone(tmp_path: Path) 
     assert dump["turn"] in ("Dana's turn", "Omer's turn")  # the game goes on regardless
 
 
-@needs_x
-@pytest.mark.skipif(not (ROOT / "models" / "taki-yolov8n.pt").exists(), reason="no shipped finder")
-def test_learn_a_deck_screen_takes_cards_by_itself(tmp_path: Path) -> None:
-    """Issue 11: 'Learn a deck' driven headless with an image folder for a camera:
-    it asks for the first face, takes each steady card without a tap, and moves on."""
+def _enrolment_camera(tmp_path: Path) -> Path:
+    """An image folder standing in for the camera: an empty table, then the red 1 and the
+    red 3 each held still for five frames."""
     from dataclasses import replace
 
     from companion.synth.styles import PUBLISHED, render_styled_face
@@ -141,6 +139,15 @@ def test_learn_a_deck_screen_takes_cards_by_itself(tmp_path: Path) -> None:
         frames += [comp.scene(np.random.default_rng(seed), top=Card.from_code(code)).image] * 5
     for i, f in enumerate(frames):
         cv2.imwrite(str(cam / f"{i:03d}.png"), f)
+    return cam
+
+
+@needs_x
+@pytest.mark.skipif(not (ROOT / "models" / "taki-yolov8n.pt").exists(), reason="no shipped finder")
+def test_learn_a_deck_screen_takes_cards_by_itself(tmp_path: Path) -> None:
+    """Issue 11: 'Learn a deck' driven headless with an image folder for a camera:
+    it asks for the first face, takes each steady card without a tap, and moves on."""
+    cam = _enrolment_camera(tmp_path)
     dump, shot = run_app(tmp_path, "--enrol", "--enrol-from", str(cam), "--decks", str(tmp_path / "decks"),
                          seconds=14)
     assert dump["screen"] == "enrol"
@@ -156,22 +163,9 @@ def test_learn_a_deck_screen_takes_cards_by_itself(tmp_path: Path) -> None:
 def test_learn_the_deck_on_the_kiosk_makes_the_profile_in_seconds(tmp_path: Path) -> None:
     """Issue 51: after two faces are taken, "Learn the deck" makes the deck's prototypes
     on the kiosk itself (no torch, seconds) and the screen says where it was saved."""
-    from dataclasses import replace
-
-    from companion.synth.styles import PUBLISHED, render_styled_face
     from companion.vision.deck import load_profile
 
-    cam = tmp_path / "camera"
-    cam.mkdir()
-    cfg = replace(SceneConfig.varied(480, "classic"), under_cards=(0, 0), hand_p=0.0, card_height=(0.5, 0.6),
-                  tilt=10.0, hard_shadow_p=0.0, photometric=False)
-    faces = {Card.from_code(c): render_styled_face(Card.from_code(c), PUBLISHED, 300, 420) for c in ("R1", "R3")}
-    comp = Compositor(faces, cfg)
-    frames = [np.full((480, 480, 3), 120, np.uint8)]
-    for code, seed in (("R1", 1), ("R3", 2)):
-        frames += [comp.scene(np.random.default_rng(seed), top=Card.from_code(code)).image] * 5
-    for i, f in enumerate(frames):
-        cv2.imwrite(str(cam / f"{i:03d}.png"), f)
+    cam = _enrolment_camera(tmp_path)
     script = _script(tmp_path, [[9.0, "learn_deck"]])
     dump, _ = run_app(tmp_path, "--enrol", "--enrol-from", str(cam), "--decks", str(tmp_path / "decks"),
                       "--ui-script", script, seconds=16)

@@ -55,6 +55,16 @@ def _pip(img: np.ndarray, centre: tuple[int, int], r: int, colour: tuple[int, in
         cv2.rectangle(img, (x - r // 8, y), (x + r // 8, y + r), colour, -1)
 
 
+def _pip_rows(img: np.ndarray, rng: np.random.Generator, colour: tuple[int, int, int], top: float, span: float,
+              size: float) -> None:
+    """One to ten pips of one shape in two columns, as a playing card lays them out."""
+    h, w = img.shape[:2]
+    shape, n = int(rng.integers(4)), int(rng.integers(1, 11))
+    for i in range(n):
+        _pip(img, (int(w * (0.3 + 0.4 * (i % 2))), int(h * (top + span * (i // 2) / max(1, (n - 1) // 2)))),
+             int(w * size), colour, shape)
+
+
 def _index(img: np.ndarray, rng: np.random.Generator, text: str, colour: tuple[int, int, int], w: int) -> None:
     """The corner index at the top left and, turned round, the bottom right."""
     font = _FONTS[int(rng.integers(len(_FONTS)))]
@@ -96,11 +106,7 @@ def foreign_face(rng: np.random.Generator, w: int, h: int, kind: str | None = No
         base = (int(rng.integers(10, 40)),) * 3 if rng.random() < 0.6 else (int(rng.integers(50, 90)), 25, 20)
         img = np.full((h, w, 3), base, np.uint8)
         metal = (60, 170, 210) if rng.random() < 0.6 else (200, 200, 200)
-        shape = int(rng.integers(4))
-        n = int(rng.integers(1, 11))
-        for i in range(n):
-            _pip(img, (int(w * (0.3 + 0.4 * (i % 2))), int(h * (0.2 + 0.6 * (i // 2) / max(1, (n - 1) // 2)))),
-                 int(w * 0.08), metal, shape)
+        _pip_rows(img, rng, metal, 0.2, 0.6, 0.08)
         _index(img, rng, symbol, metal, w)
     elif kind == "art":
         if textures:
@@ -114,11 +120,7 @@ def foreign_face(rng: np.random.Generator, w: int, h: int, kind: str | None = No
     else:  # pips (and worn pips)
         img = np.full((h, w, 3), int(rng.integers(225, 252)), np.uint8)
         ink = (30, 30, 200) if rng.random() < 0.5 else (25, 25, 25)
-        shape = int(rng.integers(4))
-        n = int(rng.integers(1, 11))
-        for i in range(n):
-            _pip(img, (int(w * (0.3 + 0.4 * (i % 2))), int(h * (0.18 + 0.64 * (i // 2) / max(1, (n - 1) // 2)))),
-                 int(w * 0.09), ink, shape)
+        _pip_rows(img, rng, ink, 0.18, 0.64, 0.09)
         _index(img, rng, symbol, ink, w)
     if kind == "worn":
         yellow = np.array([0.85, 0.95, 1.0]) * rng.uniform(0.85, 1.0)
