@@ -183,7 +183,7 @@ def _items_by_face(src: Path, failed: dict[str, str], heif: bool) -> dict[Card, 
     for item in sorted(src.iterdir()):
         suffix = item.suffix.lower()
         if not (item.is_dir() or suffix in VIDEO_SUFFIXES or suffix in PHOTO_SUFFIXES):
-            if item.is_file() and not item.name.startswith("."):
+            if item.is_file() and face_from_file_name(item.stem) is not None:  # meant as a face: say so
                 failed[item.name] = "not a photo or clip this app reads (JPEG, PNG, HEIC, MP4 and the like)"
             continue
         if suffix in HEIF_SUFFIXES and not heif:

@@ -625,8 +625,11 @@ class EnrolWorker:
     def view(self) -> tuple[Any, Any]:
         with self.lock:
             image, view = self.latest
-        if view.learning or view.profile is not None or view.error:
-            view = self.guide.view()
+            current = self.guide.view()
+        # learning, learnt or failed: said even when no frame came since (the camera's
+        # last view would hold the prompt from before "Learn the deck" was pressed)
+        if current.learning or current.profile is not None or current.error:
+            view = current
         return image, view
 
     def stop(self) -> None:
