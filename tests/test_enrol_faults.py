@@ -96,3 +96,20 @@ def test_a_classifier_whose_output_does_not_fit_its_names_is_refused(tmp_path: P
     onnx.save(model, str(tmp_path / "bad.onnx"))
     with pytest.raises(ModelError, match="gives 10 scores"):
         RuntimeClassifier(tmp_path / "bad.onnx")
+
+
+def test_a_photos_size_is_read_from_its_header_even_with_ultralytics_loaded(tmp_path: Path) -> None:
+    """ultralytics patches Pillow's open to install a HEIF plug-in when a file fails:
+    the size of a PNG or JPEG is read without it, and a damaged photo is just named."""
+    from companion.vision.yolo_env import ultralytics
+
+    ultralytics()  # its patches in place, as in the full install
+    from companion.training.enrol import _pixels
+
+    for ext in ("png", "jpg"):
+        cv2.imwrite(str(tmp_path / f"a.{ext}"), np.zeros((123, 457, 3), np.uint8))
+        assert _pixels(tmp_path / f"a.{ext}") == 123 * 457
+    (tmp_path / "photos" / "R3").mkdir(parents=True)
+    (tmp_path / "photos" / "R3" / "1.jpg").write_bytes(b"not a jpeg")
+    report = enrol(tmp_path / "photos", tmp_path / "deck" / "faces")
+    assert "1.jpg: could not be read" in report.failed["R3"]

@@ -88,14 +88,43 @@ class PhotoTooLarge(ValueError):
 
 
 def _pixels(path: Path) -> int:
-    """The photo's size from its header alone (0 when the header cannot be read)."""
+    """The photo's size from its header alone (0 when the header cannot be read): PNG and
+    JPEG read here, other kinds by Pillow. (ultralytics, once imported, patches Pillow's
+    open to install a HEIF plug-in when a file fails to open: never asked here for the
+    common kinds.)"""
+    import struct
+
+    try:
+        with open(path, "rb") as f:
+            head = f.read(256 * 1024)
+    except OSError:
+        return 0
+    if head[:8] == b"\x89PNG\r\n\x1a\n" and len(head) >= 24:
+        w, h = struct.unpack(">II", head[16:24])
+        return int(w) * int(h)
+    if head[:2] == b"\xff\xd8":
+        i = 2
+        while i + 9 <= len(head):
+            if head[i] != 0xFF:
+                i += 1
+                continue
+            marker = head[i + 1]
+            if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7 or marker == 0xFF:
+                i += 1 if marker == 0xFF else 2
+                continue
+            length = struct.unpack(">H", head[i + 2:i + 4])[0]
+            if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):  # a start of frame
+                h, w = struct.unpack(">HH", head[i + 5:i + 9])
+                return int(w) * int(h)
+            i += 2 + length
+        return 0
     try:
         from PIL import Image
 
         Image.MAX_IMAGE_PIXELS = None  # the header only: nothing is decoded here
         with Image.open(path) as im:
             return int(im.size[0]) * int(im.size[1])
-    except (OSError, ValueError, SyntaxError):
+    except Exception:  # noqa: BLE001 - any reader's failure: the size is unknown, OpenCV decides
         return 0
 
 
