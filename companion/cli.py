@@ -94,10 +94,6 @@ def _enrol(args: argparse.Namespace) -> int:
         return 2
     try:
         (deck / "faces").mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        print(f"taki-companion enrol: cannot write the deck profile at {deck} ({e.strerror or e})", file=sys.stderr)
-        return 2
-    try:
         report = enrol(Path(args.src), deck / "faces")
     except ModelError as e:
         print(f"taki-companion enrol: {e}", file=sys.stderr)

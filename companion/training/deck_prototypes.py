@@ -25,6 +25,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from ..vision.cardfinder import box_quad
 from ..vision.crops import card_crop, crop_side
 from ..vision.keypoints import FaceKeypoints, keypoints
 from ..vision.prototypes import EmbeddingReader, Mix, Prototypes
@@ -42,10 +43,7 @@ class Shot:
 
     def outline(self) -> np.ndarray:
         """The card's four corners: the exact ones, else the box's."""
-        if self.corners is not None:
-            return np.asarray(self.corners, np.float64)
-        x1, y1, x2, y2 = self.box
-        return np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], np.float64)
+        return np.asarray(self.corners, np.float64) if self.corners is not None else box_quad(self.box)
 
 
 @dataclass(frozen=True)

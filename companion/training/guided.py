@@ -123,7 +123,7 @@ class GuidedEnrolment:
             found = self.finder.locate(image)
         except CardNotFound as e:
             return self._not_taken(str(e))
-        outline = _outline(found)
+        outline = found.outline()
         if found.soft:  # the camera gives more frames: wait for a crisp one
             return self._not_taken(BLURRED, outline)
         height = float(np.ptp(outline[:, 1])) or 1.0
@@ -246,11 +246,3 @@ class GuidedEnrolment:
         t = threading.Thread(target=work, name="taki-learn-deck", daemon=True)
         t.start()
         return t
-
-
-def _outline(found: LocatedCard) -> np.ndarray:
-    """The four corners to draw: the exact ones, else the finder's box."""
-    if found.corners is not None:
-        return np.asarray(found.corners, np.float64)
-    x1, y1, x2, y2 = found.box
-    return np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], np.float64)

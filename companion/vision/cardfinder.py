@@ -685,9 +685,7 @@ class CardFinder:
         try:
             found = self._exact(image, first)
         except CardNotFound as e:
-            x1, y1, x2, y2 = first.box
-            box_quad = np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], np.float64)
-            crisp = card_crispness(image, box_quad)
+            crisp = card_crispness(image, box_quad(first.box))
             if crisp < UNUSABLE:
                 raise CardNotFound(BLURRED) from None
             return LocatedCard(first.box, None, crisp, str(e))
@@ -770,3 +768,13 @@ class LocatedCard:
     def soft(self) -> bool:
         """A little blurred (or blurred, if cut without its exact corners): worth a retake."""
         return self.crispness < CRISP
+
+    def outline(self) -> np.ndarray:
+        """The card's four corners: the exact ones, else the finder's box."""
+        return np.asarray(self.corners, np.float64) if self.corners is not None else box_quad(self.box)
+
+
+def box_quad(box: tuple[float, float, float, float]) -> np.ndarray:
+    """A box's four corners, clockwise from the top left, as the card's corners are."""
+    x1, y1, x2, y2 = box
+    return np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], np.float64)

@@ -51,10 +51,6 @@ class DeckProfile:
         p = self.path / PROTOTYPES
         return p if p.exists() else None
 
-    @property
-    def has_classifier(self) -> bool:
-        return any((self.path / n).exists() for n in CLASSIFIERS.values())
-
     def classifier_for(self, backend: str) -> Path:
         """The deck's classifier for a backend; ONNX stands in for OpenVINO/NCNN."""
         name = CLASSIFIERS.get(backend) or CLASSIFIERS["onnx"]

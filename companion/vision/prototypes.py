@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 
 from ..rules.cards import FACES, Card
-from .second_look import TURN_BELOW, read_faces
+from .second_look import TURN_BELOW, turned_probabilities
 
 if TYPE_CHECKING:
     from .keypoints import FaceKeypoints
@@ -190,26 +190,17 @@ class PrototypeClassifier:
         return mixed(probs, self.prototypes.likeness(emb, self._codes), self.prototypes.mix)
 
     def classify(self, crops: list[np.ndarray]) -> list[tuple[Card, float]]:
-        if self.keypoints is None or not crops:
-            return read_faces(self.probabilities, crops, self.base.faces, self.turn_below)
-        p = self._probabilities_with_turns(crops)
+        """As the face classifier: one read, quarter turns when unsure; then, with the
+        deck's keypoints, the geometric look for a card the prototypes are unsure of."""
+        if not crops:
+            return []
         out = []
-        for crop, row in zip(crops, p):
-            k = self._geometric(crop, row) if row.max() < GEOMETRIC_BELOW else int(row.argmax())
+        for crop, row in zip(crops, turned_probabilities(self.probabilities, crops, self.turn_below)):
+            k = int(row.argmax())
+            if self.keypoints is not None and row.max() < GEOMETRIC_BELOW:
+                k = self._geometric(crop, row)
             out.append((self.base.faces[k], float(row.max())))
         return out
-
-    def _probabilities_with_turns(self, crops: list[np.ndarray]) -> np.ndarray:
-        from .second_look import quarter_turns
-
-        p = self.probabilities(crops)
-        unsure = [i for i in range(len(crops)) if p[i].max() < self.turn_below]
-        if unsure:
-            turned = self.probabilities([t for i in unsure for t in quarter_turns(crops[i])])
-            turned = turned.reshape(len(unsure), 3, -1)
-            for j, i in enumerate(unsure):
-                p[i] = (p[i] + turned[j].sum(axis=0)) / 4
-        return p
 
     def _geometric(self, crop: np.ndarray, row: np.ndarray) -> int:
         """The face the keypoints name among the closest candidates (the first when none

@@ -24,7 +24,7 @@ import numpy as np
 from ..rules.cards import FACES, Card, file_stem
 from .classifier import TWO_STAGE_DET_CONF, TwoStageDetector
 from .detector import MODELS_DIR, Detection, ModelError, find_model
-from .prototypes import EMBEDDING_OUTPUT
+from .prototypes import EMBEDDING_OUTPUT, PROTOTYPES
 from .second_look import TURN_BELOW, read_faces
 
 DEFAULT_FINDER = "taki-yolov8n.onnx"  # the kiosk's default: the shipped finder on ONNX Runtime
@@ -124,7 +124,7 @@ def runtime_reads(model: str | Path | None, classifier: str | Path | None = "aut
     if classifier == "none" or not is_runtime_export(model or DEFAULT_FINDER):
         return False
     if deck_classifier is not None:  # a deck with prototypes reads with the shipped ONNX classifier
-        return deck_classifier.exists() or (deck_classifier.parent / "prototypes.npz").exists()
+        return deck_classifier.exists() or (deck_classifier.parent / PROTOTYPES).exists()
     return classifier in (None, "auto") or is_runtime_export(classifier)  # type: ignore[arg-type]
 
 

@@ -30,13 +30,11 @@ def quarter_turns(crop: np.ndarray) -> list[np.ndarray]:
     return [np.ascontiguousarray(np.rot90(crop, k)) for k in (1, 2, 3)]
 
 
-def read_faces(probabilities: Callable[[list[np.ndarray]], np.ndarray], crops: list[np.ndarray],
-               classes: Sequence[T], turn_below: float = TURN_BELOW) -> list[tuple[T, float]]:
-    """The most likely class and its probability per crop. ``probabilities``
-    maps crops to an (n, classes) array; crops read below ``turn_below`` are
-    read again at three quarter turns and the four reads averaged (0 turns off)."""
-    if not crops:
-        return []
+def turned_probabilities(probabilities: Callable[[list[np.ndarray]], np.ndarray], crops: list[np.ndarray],
+                         turn_below: float = TURN_BELOW) -> np.ndarray:
+    """(n, classes) probabilities per crop: ``probabilities`` maps crops to them; crops
+    read below ``turn_below`` are read again at three quarter turns and the four reads
+    averaged (0 turns off)."""
     p = np.array(probabilities(crops), dtype=np.float64)
     unsure = [i for i in range(len(crops)) if p[i].max() < turn_below]
     if unsure:
@@ -44,5 +42,14 @@ def read_faces(probabilities: Callable[[list[np.ndarray]], np.ndarray], crops: l
         turned = turned.reshape(len(unsure), 3, -1)
         for j, i in enumerate(unsure):
             p[i] = (p[i] + turned[j].sum(axis=0)) / 4
+    return p
+
+
+def read_faces(probabilities: Callable[[list[np.ndarray]], np.ndarray], crops: list[np.ndarray],
+               classes: Sequence[T], turn_below: float = TURN_BELOW) -> list[tuple[T, float]]:
+    """The most likely class and its probability per crop (:func:`turned_probabilities`)."""
+    if not crops:
+        return []
+    p = turned_probabilities(probabilities, crops, turn_below)
     best = p.argmax(axis=1)
     return [(classes[int(k)], float(p[i, k])) for i, k in enumerate(best)]
