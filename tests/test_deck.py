@@ -251,3 +251,16 @@ def test_the_learnt_classifier_lies_between_the_shipped_and_the_fine_tuned_one(t
     torch.save(other, tmp_path / "other.pt")
     with pytest.raises(ValueError, match="different faces"):
         blend_weights(base, tmp_path / "other.pt", tmp_path / "x.pt", 0.5)
+
+
+def test_a_version_1_profile_with_only_its_pytorch_classifier_reads_through_ultralytics(
+        tiny_profile: Path, tmp_path: Path) -> None:
+    """A fine-tuned profile with no prototypes and no ONNX classifier is still read (the
+    full install's ultralytics path), not refused."""
+    from companion.vision.classifier import FaceClassifier
+    from companion.vision.runtime import table_reader
+
+    p = _copy(tiny_profile, tmp_path / "pt-only")
+    (p / "classifier.onnx").unlink()
+    reader = table_reader(deck=p)
+    assert isinstance(reader.classifier, FaceClassifier) and reader.classifier.path.name == "classifier.pt"

@@ -361,16 +361,22 @@ def table_reader(model: str | Path | None = None, classifier: str | Path | None 
     from .classifier import load_reader
 
     finder = find_model(model or DEFAULT_FINDER)
+    deck_cls: Path | None = None
     if deck is not None:
-        stage = deck_classifier(deck, threads)
-        if is_runtime_export(finder):
-            return TwoStageDetector(RuntimeFinder(finder, conf=TWO_STAGE_DET_CONF, threads=threads), stage)
-        from .detector import YoloDetector
+        from .deck import CLASSIFIERS, load_profile
 
-        return TwoStageDetector(YoloDetector(finder, conf=TWO_STAGE_DET_CONF), stage)
-    cls: Path | None = None
-    if classifier not in (None, "auto", "none"):
+        profile = load_profile(deck)
+        if profile.prototypes_path is not None:
+            stage = deck_classifier(deck, threads)
+            if is_runtime_export(finder):
+                return TwoStageDetector(RuntimeFinder(finder, conf=TWO_STAGE_DET_CONF, threads=threads), stage)
+            from .detector import YoloDetector
+
+            return TwoStageDetector(YoloDetector(finder, conf=TWO_STAGE_DET_CONF), stage)
+        deck_cls = profile.path / CLASSIFIERS["onnx"]  # a version-1 profile: its own classifier
+    cls: Path | None = deck_cls
+    if deck is None and classifier not in (None, "auto", "none"):
         cls = Path(str(classifier))
-    if not runtime_reads(finder, classifier):
-        return load_reader(finder, classifier)
+    if not runtime_reads(finder, classifier, deck_cls):
+        return load_reader(finder, classifier, deck=deck)
     return load_runtime_reader(finder, cls, threads=threads)
