@@ -64,11 +64,28 @@ def kiosk_events(k: int, n: int) -> list[tuple[int, int, str, list[str]]]:
     return out
 
 
-def post(port: int, body: bytes) -> dict:  # type: ignore[type-arg]
-    req = urllib.request.Request(f"http://127.0.0.1:{port}/api/push", data=body, method="POST",
-                                 headers={"Content-Type": "application/json", "X-Event-Key": KEY})
+def post(port: int, body: bytes, token: str, path: str = "/api/push") -> dict:  # type: ignore[type-arg]
+    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=body, method="POST",
+                                 headers={"Content-Type": "application/json", "X-Kiosk-Token": token})
     with urllib.request.urlopen(req, timeout=30) as r:
         return json.loads(r.read())
+
+
+def enrol(port: int, kiosk: str, table: int) -> str:
+    """The kiosk's first contact: the event key buys its token."""
+    req = urllib.request.Request(f"http://127.0.0.1:{port}/api/enrol", method="POST",
+                                 data=json.dumps({"kiosk": kiosk, "table": table}).encode(),
+                                 headers={"Content-Type": "application/json", "X-Event-Key": KEY})
+    with urllib.request.urlopen(req, timeout=30) as r:
+        return str(json.loads(r.read())["token"])
+
+
+def rss_mb(pid: int) -> float:
+    """The process's resident memory, from /proc (Linux)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
 
 
 class Kiosk(threading.Thread):
@@ -83,6 +100,7 @@ class Kiosk(threading.Thread):
         self.names: dict[int, list[str]] = {}
 
     def run(self) -> None:
+        self.token = enrol(self.port, f"kiosk-{self.k}", self.k + 1)
         rng = random.Random(self.k + 7)
         t = self.start_at
         i = 0
@@ -115,7 +133,7 @@ class Kiosk(threading.Thread):
                                    "events": evs[j: j + 500]}).encode()
                 self.pushes += 1
                 try:
-                    reply = post(self.port, body)
+                    reply = post(self.port, body, self.token)
                     self.acked[game] = max(self.acked.get(game, -1), int(reply["acked_through"]))
                 except OSError:
                     self.failures += 1
@@ -186,8 +204,10 @@ def main() -> None:
         kiosks = [Kiosk(k, made[k], port, args.speedup, args.burst, start) for k in range(args.kiosks)]
         for k in kiosks:
             k.start()
-        for k in kiosks:
-            k.join()
+        peak = rss_mb(board.pid)
+        while any(k.is_alive() for k in kiosks):
+            time.sleep(1.0)
+            peak = max(peak, rss_mb(board.pid))
         took = time.time() - start
         time.sleep(2.0)  # the page's last update
         store = BoardStore(db)
@@ -211,7 +231,7 @@ def main() -> None:
         delays.sort()
         print(f"events made {sum(len(k.events) for k in kiosks)}, on the board {total}: lost {lost}, doubled {doubled}")
         print(f"pushes {pushes} in {took:.0f} s ({pushes / took:.0f}/s), refused or failed "
-              f"{sum(k.failures for k in kiosks)}; page updates {page.updates}")
+              f"{sum(k.failures for k in kiosks)}; page updates {page.updates}; board memory peak {peak:.0f} MB")
         if delays:
             print(f"made -> shown on the page: median {statistics.median(delays):.2f} s  "
                   f"p95 {delays[int(0.95 * (len(delays) - 1))]:.2f} s  worst {delays[-1]:.2f} s "

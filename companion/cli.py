@@ -544,9 +544,12 @@ def build_parser() -> argparse.ArgumentParser:
     bp = sub.add_parser("board", help="the live tournament board for an event (needs the 'board' extra)")
     bp.add_argument("--db", default="board.db",
                     help="the board's SQLite file, or a PostgreSQL URL (postgresql://user@host/db) for larger events")
-    bp.add_argument("--event-key", required=True, help="the key kiosks must send (8 characters or more)")
-    bp.add_argument("--host", default="0.0.0.0")
-    bp.add_argument("--port", type=int, default=8080)
+    bp.add_argument("--event-key", required=True,
+                    help="the key a kiosk needs to join (8 characters or more) and the organiser page needs")
+    bp.add_argument("--host", default="0.0.0.0", help="the address to listen on (default: every network)")
+    bp.add_argument("--port", type=int, default=8080, help="the port to listen on (default 8080)")
+    bp.add_argument("--certfile", default=None, help="serve HTTPS with this certificate (PEM)")
+    bp.add_argument("--keyfile", default=None, help="the certificate's private key (PEM), with --certfile")
     bp.set_defaults(func=_board)
     return p
 
@@ -560,12 +563,22 @@ def _board(args: argparse.Namespace) -> int:
     if len(args.event_key) < 8:
         print("taki-companion board: the event key must be at least 8 characters", file=sys.stderr)
         return 2
+    from pathlib import Path
+
     from .board.store import Refused
 
-    print(f"board on http://{args.host}:{args.port}/ (kiosks: --board http://THIS-LAPTOP:{args.port} "
-          f"--event-key ...)")
+    for flag, path in (("--certfile", args.certfile), ("--keyfile", args.keyfile)):
+        if path is not None and not Path(path).is_file():
+            print(f"taki-companion board: {flag} {path} is not a file", file=sys.stderr)
+            return 2
+    if args.keyfile and not args.certfile:
+        print("taki-companion board: --keyfile needs --certfile", file=sys.stderr)
+        return 2
+    scheme = "https" if args.certfile else "http"
+    print(f"board on {scheme}://{args.host}:{args.port}/ (kiosks: --board {scheme}://THIS-LAPTOP:{args.port} "
+          f"--event-key ...; organiser: {scheme}://THIS-LAPTOP:{args.port}/admin)")
     try:
-        serve(args.db, args.event_key, args.host, args.port)
+        serve(args.db, args.event_key, args.host, args.port, args.certfile, args.keyfile)
     except Refused as e:
         print(f"taki-companion board: {e}", file=sys.stderr)
         return 2

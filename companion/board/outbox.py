@@ -6,6 +6,11 @@ memory: a thread reads journal entries past the last one the board acknowledged,
 pushes them in order, and records the acknowledgement in a small file beside the
 journal (``<journal>.board``); failures are retried with back-off (1 s doubling to
 30 s). The board stores by (kiosk, game, seq), so a batch sent twice is harmless.
+
+On its first contact the kiosk joins with the event key and keeps the kiosk token
+the board returns (in the same file); every push carries the token. While the game
+is quiet it sends a heartbeat every few seconds, so the board can tell a quiet
+table from one whose kiosk is gone.
 """
 
 from __future__ import annotations
@@ -24,6 +29,9 @@ from ..store.journal import Journal, JournalError
 
 Transport = Callable[[str, bytes, dict[str, str]], tuple[int, bytes]]
 BATCH = 200
+#: Seconds of quiet after which the kiosk tells the board it is still there (the board
+#: shows a table offline after store.OFFLINE_AFTER seconds of silence).
+HEARTBEAT = 3.0
 
 
 def http_post(url: str, body: bytes, headers: dict[str, str]) -> tuple[int, bytes]:
@@ -43,7 +51,8 @@ class Outbox:
     def __init__(self, journal_path: str | Path, board_url: str, event_key: str, kiosk: str, table: int,
                  transport: Transport = http_post, clock: Callable[[], float] = time.monotonic) -> None:
         self.journal_path = Path(journal_path)
-        self.url = board_url.rstrip("/") + "/api/push"
+        self.base = board_url.rstrip("/")
+        self.url = self.base + "/api/push"
         self.key, self.kiosk, self.table = event_key, kiosk, table
         self.transport, self.clock = transport, clock
         acks = Path(str(self.journal_path) + ".board")
@@ -54,11 +63,14 @@ class Outbox:
             self.acks = sqlite3.connect(str(acks), check_same_thread=False, isolation_level=None)
             self.acks.execute("CREATE TABLE IF NOT EXISTS acked (url TEXT, game INTEGER, seq INTEGER, "
                               "PRIMARY KEY (url, game))")
+            self.acks.execute("CREATE TABLE IF NOT EXISTS token (url TEXT, kiosk TEXT, table_no INTEGER, "
+                              "token TEXT NOT NULL, PRIMARY KEY (url, kiosk, table_no))")
         except sqlite3.Error as e:
             raise OutboxError(f"{acks} cannot hold what the board acknowledged ({e})") from None
         self.status = "not yet in touch with the board"
         self.offline_since: float | None = None
         self.refused: str | None = None  # the board said no for a reason retrying cannot fix
+        self._last_contact: float | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -81,14 +93,67 @@ class Outbox:
                 out.append((info.id, list(info.names), events))
         return out
 
+    def _token(self) -> str | None:
+        """The kiosk token for this board, joining with the event key the first time."""
+        row = self.acks.execute("SELECT token FROM token WHERE url=? AND kiosk=? AND table_no=?",
+                                (self.base, self.kiosk, self.table)).fetchone()
+        if row is not None:
+            return str(row[0])
+        body = json.dumps({"kiosk": self.kiosk, "table": self.table}).encode()
+        try:
+            status, reply = self.transport(self.base + "/api/enrol", body, {"Content-Type": "application/json",
+                                                                           "X-Event-Key": self.key})
+        except (OSError, ValueError) as e:
+            self._offline(f"board unreachable ({e})")
+            return None
+        if status != 200:
+            why = _reason(reply)
+            if status in (401, 409, 422):
+                self.refused = f"the board refused to seat this kiosk at table {self.table}: {why}"
+            self._offline(f"board answered {status}: {why}")
+            return None
+        try:
+            token = str(json.loads(reply)["token"])
+        except (ValueError, TypeError, KeyError):
+            self._offline(f"{self.base} answered, but not as a TAKI board does: is --board the board's address?")
+            return None
+        self.acks.execute("INSERT OR REPLACE INTO token VALUES (?,?,?,?)", (self.base, self.kiosk, self.table, token))
+        self.refused = None
+        return token
+
+    def _forget_token(self) -> None:
+        self.acks.execute("DELETE FROM token WHERE url=? AND kiosk=? AND table_no=?", (self.base, self.kiosk, self.table))
+
+    def _heartbeat(self, token: str) -> bool:
+        try:
+            status, reply = self.transport(self.base + "/api/heartbeat", b"{}",
+                                           {"Content-Type": "application/json", "X-Kiosk-Token": token})
+        except (OSError, ValueError) as e:
+            self._offline(f"board unreachable ({e})")
+            return False
+        if status == 401:  # the organiser released this table: join again next round
+            self._forget_token()
+        if status != 200:
+            self._offline(f"board answered {status}: {_reason(reply)}")
+            return False
+        self._last_contact = self.clock()
+        return True
+
     def push_once(self) -> bool:
-        """Send what is pending; True when the board has everything."""
+        """Send what is pending (or, after :data:`HEARTBEAT` seconds of quiet, a
+        heartbeat); True when the board has everything."""
         try:
             with Journal(self.journal_path) as journal:
                 work = self.pending(journal)
         except JournalError as e:
             self.status = f"cannot read the journal for the board: {e}"
             return False
+        token = self._token()
+        if token is None:
+            return False
+        if not work and (self._last_contact is None or self.clock() - self._last_contact >= HEARTBEAT):
+            if not self._heartbeat(token):
+                return False
         for game, names, events in work:
             for i in range(0, len(events), BATCH):
                 batch = events[i: i + BATCH]
@@ -96,13 +161,17 @@ class Outbox:
                                    "events": batch}).encode()
                 try:
                     status, reply = self.transport(self.url, body, {"Content-Type": "application/json",
-                                                                    "X-Event-Key": self.key})
+                                                                    "X-Kiosk-Token": token})
                 except (OSError, ValueError) as e:  # no network, board down
                     self._offline(f"board unreachable ({e})")
                     return False
+                if status == 401:  # the organiser released this table: join again next round
+                    self._forget_token()
+                    self._offline(f"board answered 401: {_reason(reply)}")
+                    return False
                 if status != 200:
                     why = _reason(reply)
-                    if status in (401, 409, 413, 422):
+                    if status in (403, 409, 413, 422):
                         self.refused = f"the board refused game {game}: {why}"
                     self._offline(f"board answered {status}: {why}")
                     return False
@@ -113,6 +182,7 @@ class Outbox:
                                   f"board's address?")
                     return False
                 self._mark(game, through)
+                self._last_contact = self.clock()
                 if through < batch[-1]["seq"]:  # a gap on the board: resend from there next round
                     self._offline(f"board is missing events after {through} of game {game}")
                     return False

@@ -12,20 +12,33 @@ the same statements: this class is the only place that knows which it talks to.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import math
 import re
+import secrets
 import sqlite3
 import threading
 import time
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..rules.notation import from_text
 
-KIOSK_ID = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+KIOSK_ID = re.compile(r"[A-Za-z0-9_.-]{1,64}")  # whole string (fullmatch): no trailing newline
 MAX_EVENTS = 500  # per push
 MAX_TEXT = 4000
+#: The largest game and seq number: the INTEGER column's range on PostgreSQL, held on
+#: SQLite too, so both databases take exactly the same pushes.
+MAX_NUMBER = 2**31 - 1
+#: A push's reply names at most this many missing runs of seqs (the kiosk resends from
+#: the first anyway); a huge seq costs the board nothing.
+MAX_GAPS = 20
+#: A table is shown offline once its kiosk has been silent this long (kiosks send a
+#: heartbeat every few seconds while the game is quiet: outbox.HEARTBEAT).
+OFFLINE_AFTER = 8.0
 
 _SCHEMA = (
     """CREATE TABLE IF NOT EXISTS games (
@@ -37,6 +50,9 @@ _SCHEMA = (
     PRIMARY KEY (kiosk, game, seq))""",
     """CREATE TABLE IF NOT EXISTS kiosks (
     kiosk TEXT PRIMARY KEY, table_no INTEGER NOT NULL UNIQUE, last_seen DOUBLE PRECISION NOT NULL)""",
+    # a kiosk's token, as its SHA-256 (a copy of the database lets nobody push as a kiosk)
+    """CREATE TABLE IF NOT EXISTS tokens (
+    kiosk TEXT PRIMARY KEY, digest TEXT NOT NULL UNIQUE, issued DOUBLE PRECISION NOT NULL)""",
 )
 #: the kiosk's table and when it was last heard from (standard SQL: SQLite 3.24+ and PostgreSQL)
 _SEEN = ("INSERT INTO kiosks (kiosk, table_no, last_seen) VALUES (?,?,?) "
@@ -56,7 +72,7 @@ class Stored:
     stored: int
     duplicates: int
     acked_through: int  # every seq up to here is on the board (-1: none)
-    gaps: tuple[int, ...]  # seqs missing below the highest one received
+    gaps: tuple[tuple[int, int], ...]  # runs (first, last) of seqs missing below the highest received
 
 
 def _need(cond: bool, message: str) -> None:
@@ -64,22 +80,48 @@ def _need(cond: bool, message: str) -> None:
         raise Refused(message)
 
 
-def _int(value: Any, what: str, lo: int = 0, hi: int = 2**31) -> int:
+def _int(value: Any, what: str, lo: int = 0, hi: int = MAX_NUMBER) -> int:
     _need(isinstance(value, int) and not isinstance(value, bool) and lo <= value <= hi,
           f"{what} must be a whole number from {lo} to {hi}")
     return int(value)
 
 
+def _encodable(text: str) -> bool:
+    """Text a database can hold: no lone surrogate halves (JSON's ``\\ud800``)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def good_name(name: Any) -> bool:
+    """A player's name as the page can show it: 1-40 characters, not only spaces, and
+    no control or formatting characters (U+202E would turn the rest of a line round)."""
+    return (isinstance(name, str) and 0 < len(name) <= 40 and bool(name.strip()) and _encodable(name)
+            and not any(unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co", "Cn") for c in name))
+
+
+def kiosk_id(value: Any) -> str:
+    _need(isinstance(value, str) and KIOSK_ID.fullmatch(value) is not None,
+          "kiosk: 1-64 letters, digits, '.', '_' or '-'")
+    return str(value)
+
+
+def table_number(value: Any) -> int:
+    return _int(value, "table", 1, 999)
+
+
 def validate(push: Any) -> tuple[str, int, int, list[str], list[dict[str, Any]]]:
     """The parts of a push, checked: kiosk, table, game, names, events."""
     _need(isinstance(push, dict), "the body must be a JSON object")
-    kiosk = push.get("kiosk")
-    _need(isinstance(kiosk, str) and bool(KIOSK_ID.match(kiosk)), "kiosk: 1-64 letters, digits, '.', '_' or '-'")
-    table = _int(push.get("table"), "table", 1, 999)
+    kiosk = kiosk_id(push.get("kiosk"))
+    table = table_number(push.get("table"))
     game = _int(push.get("game"), "game")
     names = push.get("names")
-    _need(isinstance(names, list) and 2 <= len(names) <= 10
-          and all(isinstance(n, str) and 0 < len(n) <= 40 for n in names), "names: 2 to 10 player names")
+    _need(isinstance(names, list) and 2 <= len(names) <= 10 and all(good_name(n) for n in names),
+          "names: 2 to 10 player names of 1-40 characters, no control characters")
+    _need(len({n.strip().casefold() for n in names}) == len(names), "names: two players have the same name")
     events = push.get("events")
     _need(isinstance(events, list) and len(events) <= MAX_EVENTS, f"events: a list of at most {MAX_EVENTS}")
     out = []
@@ -87,9 +129,11 @@ def validate(push: Any) -> tuple[str, int, int, list[str], list[dict[str, Any]]]
         _need(isinstance(e, dict), "each event must be an object")
         seq = _int(e.get("seq"), "seq")
         t = e.get("t")
-        _need(isinstance(t, (int, float)) and not isinstance(t, bool) and t == t, "t must be a time in seconds")
+        _need(isinstance(t, (int, float)) and not isinstance(t, bool) and math.isfinite(t) and t >= 0,
+              "t must be a time in seconds")
         state = e.get("state")
-        _need(isinstance(state, str) and len(state) <= MAX_TEXT, "state: the journal's state text")
+        _need(isinstance(state, str) and len(state) <= MAX_TEXT and _encodable(state),
+              "state: the journal's state text")
         try:
             st = from_text(state)
         except Exception:  # noqa: BLE001 - any parse failure is the sender's
@@ -97,9 +141,28 @@ def validate(push: Any) -> tuple[str, int, int, list[str], list[dict[str, Any]]]
         _need(list(st.names) == names, f"event {seq}: its players are not the game's")
         rulings = e.get("rulings", [])
         _need(isinstance(rulings, list) and len(rulings) <= 50
-              and all(isinstance(r, str) and len(r) <= 300 for r in rulings), "rulings: up to 50 short texts")
+              and all(isinstance(r, str) and len(r) <= 300 and _encodable(r) for r in rulings),
+              "rulings: up to 50 short texts")
         out.append({"seq": seq, "t": float(t), "state": state, "rulings": rulings})
     return kiosk, table, game, [str(n) for n in names], out
+
+
+def missing(seqs: list[int]) -> tuple[int, tuple[tuple[int, int], ...]]:
+    """(the last seq of the unbroken run from 0, the runs missing between the stored
+    seqs: at most :data:`MAX_GAPS`), from the sorted seqs; its work is the number of
+    rows, never the size of a seq."""
+    through, gaps, prev = -1, [], -1
+    for s in seqs:
+        if s == through + 1:
+            through = s
+        if s > prev + 1 and len(gaps) < MAX_GAPS:
+            gaps.append((prev + 1, s - 1))
+        prev = s
+    return through, tuple(gaps)
+
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()
 
 
 def _connection_lost(e: BaseException) -> bool:
@@ -113,7 +176,7 @@ def _connection_lost(e: BaseException) -> bool:
 #: The board's SQLite files carry this application id ("TAKI"), so another program's
 #: database is recognised before anything is written to it.
 APPLICATION_ID = 0x54414B49
-_OURS = {"games", "events", "kiosks"}
+_OURS = {"games", "events", "kiosks"}  # a board file from before kiosk tokens has just these
 
 
 def _own_sqlite(path: str) -> sqlite3.Connection:
@@ -132,7 +195,7 @@ def _own_sqlite(path: str) -> sqlite3.Connection:
                 probe.close()
         except sqlite3.DatabaseError:
             raise Refused(f"--db {path} is not a database (nothing was changed): name a new file", 500) from None
-        if app_id != APPLICATION_ID and not (tables and tables <= _OURS | {"sqlite_sequence"} and
+        if app_id != APPLICATION_ID and not (tables and tables <= _OURS | {"tokens", "sqlite_sequence"} and
                                              _OURS <= tables):
             raise Refused(f"--db {path} is another program's database (nothing was changed): "
                           f"name a new file for the board", 500)
@@ -192,9 +255,93 @@ class BoardStore:
                     raise Refused("the board's database is unreachable; send again later", 503) from None
         raise AssertionError("unreachable")
 
-    def add(self, push: Any, now: float | None = None) -> Stored:
-        """Store one validated push, all or nothing."""
+    # ------------------------------------------------------------ kiosks
+
+    def enrol(self, kiosk: Any, table: Any, now: float | None = None) -> str:
+        """Seat a kiosk at a table on its first contact (the server checked the event
+        key) and return its token, which every later push needs. A kiosk already
+        enrolled, or a table another kiosk holds, is refused: the organiser releases
+        it first (:meth:`release`), so holding the event key is not enough to push as
+        someone else's kiosk."""
+        kiosk, table = kiosk_id(kiosk), table_number(table)
+        now = time.time() if now is None else now
+        token = secrets.token_urlsafe(24)
+
+        def work() -> str:
+            with self._lock:
+                self._q("BEGIN" if self.postgres else "BEGIN IMMEDIATE")
+                try:
+                    if self._q("SELECT 1 FROM tokens WHERE kiosk=?", (kiosk,)).fetchone() is not None:
+                        raise Refused(f"kiosk {kiosk} is already enrolled; the organiser can release "
+                                      f"its table on the board's /admin page", 409)
+                    owner = self._q("SELECT kiosk FROM kiosks WHERE table_no=?", (table,)).fetchone()
+                    if owner is not None and owner[0] != kiosk:
+                        raise Refused(f"table {table} belongs to kiosk {owner[0]}; the organiser can "
+                                      f"release it on the board's /admin page", 409)
+                    self._q(_SEEN, (kiosk, table, now))
+                    self._q("INSERT INTO tokens VALUES (?,?,?)", (kiosk, _digest(token), now))
+                    self._q("COMMIT")
+                except BaseException:
+                    self._rollback()
+                    raise
+            return token
+        return self._retry(work)
+
+    def kiosk_of(self, token: str) -> str | None:
+        """The kiosk a token was issued to (None: no such token, or released)."""
+        if not token or len(token) > 200:
+            return None
+
+        def read() -> str | None:
+            with self._lock:
+                row = self._q("SELECT kiosk FROM tokens WHERE digest=?", (_digest(token),)).fetchone()
+            return None if row is None else str(row[0])
+        return self._retry(read)
+
+    def heartbeat(self, kiosk: str, now: float | None = None) -> bool:
+        """A quiet kiosk says it is still there; False when it has no table."""
+        now = time.time() if now is None else now
+
+        def work() -> bool:
+            with self._lock:
+                cur = self._q("UPDATE kiosks SET last_seen=? WHERE kiosk=?", (now, kiosk))
+                return bool(cur.rowcount)
+        return self._retry(work)
+
+    def release(self, table: Any) -> str | None:
+        """The organiser frees a table (a kiosk replaced, a token lost): its kiosk's
+        seat and token go, its games stay on the board. Returns the kiosk that held it."""
+        table = table_number(table)
+
+        def work() -> str | None:
+            with self._lock:
+                self._q("BEGIN" if self.postgres else "BEGIN IMMEDIATE")
+                try:
+                    row = self._q("SELECT kiosk FROM kiosks WHERE table_no=?", (table,)).fetchone()
+                    if row is not None:
+                        self._q("DELETE FROM kiosks WHERE kiosk=?", (row[0],))
+                        self._q("DELETE FROM tokens WHERE kiosk=?", (row[0],))
+                    self._q("COMMIT")
+                except BaseException:
+                    self._rollback()
+                    raise
+            return None if row is None else str(row[0])
+        return self._retry(work)
+
+    def _rollback(self) -> None:
+        try:
+            self._q("ROLLBACK")
+        except Exception:  # noqa: BLE001 - a dropped connection rolls back by itself
+            pass
+
+    # ------------------------------------------------------------ pushes
+
+    def add(self, push: Any, now: float | None = None, as_kiosk: str | None = None) -> Stored:
+        """Store one validated push, all or nothing. ``as_kiosk``: the kiosk its token
+        names; a push in another kiosk's name is refused."""
         kiosk, table, game, names, events = validate(push)
+        if as_kiosk is not None and as_kiosk != kiosk:
+            raise Refused(f"this token is kiosk {as_kiosk}'s, not {kiosk}'s", 403)
         now = time.time() if now is None else now
         return self._retry(lambda: self._add(kiosk, table, game, names, events, now))
 
@@ -210,7 +357,7 @@ class BoardStore:
                 if seated is not None and seated[0] != table:
                     raise Refused(f"kiosk {kiosk} is table {seated[0]}, not {table}", 409)
                 row = self._q("SELECT names, table_no FROM games WHERE kiosk=? AND game=?",
-                                      (kiosk, game)).fetchone()
+                              (kiosk, game)).fetchone()
                 if row is not None and (json.loads(row[0]) != names or row[1] != table):
                     raise Refused(f"game {game} of kiosk {kiosk} has other players", 409)
                 self._q(_SEEN, (kiosk, table, now))
@@ -219,29 +366,22 @@ class BoardStore:
                 stored = dup = 0
                 for e in events:
                     old = self._q("SELECT state, rulings FROM events WHERE kiosk=? AND game=? AND seq=?",
-                                          (kiosk, game, e["seq"])).fetchone()
+                                  (kiosk, game, e["seq"])).fetchone()
                     if old is not None:
                         if old[0] != e["state"] or json.loads(old[1]) != e["rulings"]:
                             raise Refused(f"event {e['seq']} of game {game} was already stored differently", 409)
                         dup += 1
                         continue
                     self._q("INSERT INTO events VALUES (?,?,?,?,?,?,?)",
-                                    (kiosk, game, e["seq"], e["t"], e["state"], json.dumps(e["rulings"]), now))
+                            (kiosk, game, e["seq"], e["t"], e["state"], json.dumps(e["rulings"]), now))
                     stored += 1
                 self._q("COMMIT")
             except BaseException:
-                try:
-                    self._q("ROLLBACK")
-                except Exception:  # noqa: BLE001 - a dropped connection rolls back by itself
-                    pass
+                self._rollback()
                 raise
-            seqs = [r[0] for r in self._q(
+            seqs = [int(r[0]) for r in self._q(
                 "SELECT seq FROM events WHERE kiosk=? AND game=? ORDER BY seq", (kiosk, game))]
-        have = set(seqs)
-        through = -1
-        while through + 1 in have:
-            through += 1
-        gaps = tuple(s for s in range(through + 1, max(seqs, default=-1)) if s not in have)
+        through, gaps = missing(seqs)
         return Stored(stored, dup, through, gaps)
 
     # ------------------------------------------------------------ reading
@@ -259,8 +399,10 @@ class BoardStore:
                 return int(self._q("SELECT COUNT(*) FROM events").fetchone()[0])
         return self._retry(read)
 
-    def tables(self, now: float | None = None, offline_after: float = 30.0) -> list[dict[str, Any]]:
-        """Every table's latest game as the page shows it."""
+    def tables(self, now: float | None = None, offline_after: float = OFFLINE_AFTER) -> list[dict[str, Any]]:
+        """Every table's latest game as the page shows it: online while its kiosk was
+        heard from within ``offline_after`` seconds (a push or a heartbeat), and when
+        its last card was played (``last_event``)."""
         return self._retry(lambda: self._tables(now, offline_after))
 
     def _tables(self, now: float | None, offline_after: float) -> list[dict[str, Any]]:
@@ -273,13 +415,13 @@ class BoardStore:
                                     (kiosk,)).fetchone()
                 if g is None:
                     continue
-                last = self._q("SELECT seq, state, rulings FROM events WHERE kiosk=? AND game=? "
-                                       "ORDER BY seq DESC LIMIT 1", (kiosk, g[0])).fetchone()
+                last = self._q("SELECT seq, state, rulings, received FROM events WHERE kiosk=? AND game=? "
+                               "ORDER BY seq DESC LIMIT 1", (kiosk, g[0])).fetchone()
                 row: dict[str, Any] = {"table": table, "kiosk": kiosk, "game": g[0], "names": json.loads(g[1]),
                                        "online": now - seen <= offline_after, "last_seen": seen}
                 if last is not None:
                     st = from_text(last[1])
-                    row.update(seq=last[0], counts=list(st.counts), to_move=st.names[st.to_move],
+                    row.update(seq=last[0], last_event=last[3], counts=list(st.counts), to_move=st.names[st.to_move],
                                stages=list(st.stages) if st.stages else None,
                                winner=st.names[st.winner] if st.winner is not None else None,
                                last=(json.loads(last[2]) or [""])[-1])
@@ -311,12 +453,13 @@ class BoardStore:
         return [g for g in self.games() if g["over"]]
 
     def leaders(self) -> list[dict[str, Any]]:
-        """Across tables: each player's stage (tournaments, 8 -> 1) or cards in hand, best first."""
+        """Across the tables playing a tournament: each player's stage (8 -> 1, lower is
+        better), then cards in hand, best first. A casual game's card count is no stage
+        and is not ranked beside one."""
         rows = []
         for t in self.tables():
+            if not t.get("stages"):
+                continue
             for i, name in enumerate(t["names"]):
-                stage = t["stages"][i] if t.get("stages") else None
-                rows.append({"name": name, "table": t["table"], "stage": stage,
-                             "cards": t["counts"][i] if "counts" in t else None})
-        return sorted(rows, key=lambda r: (r["stage"] if r["stage"] is not None else 99,
-                                           r["cards"] if r["cards"] is not None else 999))
+                rows.append({"name": name, "table": t["table"], "stage": t["stages"][i], "cards": t["counts"][i]})
+        return sorted(rows, key=lambda r: (r["stage"], r["cards"]))
