@@ -80,6 +80,21 @@ def enrol(port: int, kiosk: str, table: int) -> str:
         return str(json.loads(r.read())["token"])
 
 
+def postgres_cpu_s() -> float:
+    """CPU seconds used so far by every process named postgres (the database's load)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue
+        if "(postgres)" in text:
+            fields = text.rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / tick  # utime + stime
+    return total
+
+
 def rss_mb(pid: int) -> float:
     """The process's resident memory, from /proc (Linux)."""
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -202,6 +217,7 @@ def main() -> None:
         page.start()
         start = time.time() + 1.0
         kiosks = [Kiosk(k, made[k], port, args.speedup, args.burst, start) for k in range(args.kiosks)]
+        pg0 = postgres_cpu_s()
         for k in kiosks:
             k.start()
         peak = rss_mb(board.pid)
@@ -209,6 +225,7 @@ def main() -> None:
             time.sleep(1.0)
             peak = max(peak, rss_mb(board.pid))
         took = time.time() - start
+        pg_cpu = postgres_cpu_s() - pg0
         time.sleep(2.0)  # the page's last update
         store = BoardStore(db)
         lost = doubled = 0
@@ -232,6 +249,8 @@ def main() -> None:
         print(f"events made {sum(len(k.events) for k in kiosks)}, on the board {total}: lost {lost}, doubled {doubled}")
         print(f"pushes {pushes} in {took:.0f} s ({pushes / took:.0f}/s), refused or failed "
               f"{sum(k.failures for k in kiosks)}; page updates {page.updates}; board memory peak {peak:.0f} MB")
+        if db.startswith("postgres"):
+            print(f"PostgreSQL load: {pg_cpu:.0f} CPU s in {took:.0f} s ({100 * pg_cpu / took:.0f}% of one core)")
         if delays:
             print(f"made -> shown on the page: median {statistics.median(delays):.2f} s  "
                   f"p95 {delays[int(0.95 * (len(delays) - 1))]:.2f} s  worst {delays[-1]:.2f} s "

@@ -36,7 +36,8 @@ Lower is better: the first out at stage 1 wins.</p>
 CSS = """
 :root{--bg:#16191d;--card:#23272e;--text:#f0f0f0;--muted:#c4c7cc;--turn:#ffd35a;--win:#8ef58e;--link:#9cc4ff;--off:#ff9f8a}
 *{box-sizing:border-box}
-body{font-family:sans-serif;background:var(--bg);color:var(--text);margin:0;padding:.6rem 1rem;font-size:16px}
+html{font-size:16px}
+body{font-family:sans-serif;background:var(--bg);color:var(--text);margin:0;padding:.6rem 1rem;font-size:1rem}
 a{color:var(--link)}a:visited{color:#d0b4ff}
 header{display:flex;align-items:baseline;gap:1.5rem}
 h1{margin:0 0 .4rem;font-size:1.6rem}h2{margin:.2rem 0 .3rem;font-size:1.25rem}
@@ -46,7 +47,7 @@ body.stale .tables{opacity:.75}
 main{display:grid;gap:1rem}
 .tables{display:grid;grid-template-columns:repeat(auto-fill,minmax(11.5rem,1fr));gap:.6rem}
 .t{background:var(--card);border-radius:8px;padding:.4rem .6rem;border:2px solid transparent}
-.t h3{margin:0;font-size:1.2rem;display:flex;justify-content:space-between;gap:.4rem}
+.t h3{margin:0;font-size:1.2rem;display:flex;justify-content:space-between;align-items:baseline;gap:.4rem;white-space:nowrap}
 .t .when{font-size:.85rem;font-weight:normal;color:var(--muted)}
 .t p{margin:.15rem 0}
 .t table{border-collapse:collapse;width:100%}
@@ -63,11 +64,10 @@ aside td{padding:.05rem .4rem .05rem 0}
 .note{margin:0 0 .3rem;color:var(--muted);font-size:.9rem}
 nav{margin-top:.6rem;font-size:.95rem}
 /* projector and laptop: tables left, leaders and finished games right, one screen */
-@media (min-width:900px){
-  main{grid-template-columns:1fr 19rem}
-  body.projector{font-size:17px}
-}
-@media (min-width:1600px){body{font-size:22px}main{grid-template-columns:1fr 24rem}}
+@media (min-width:900px){main{grid-template-columns:1fr 19rem}}
+/* a big screen: everything larger, in the same layout */
+@media (min-width:1400px){html{font-size:20px}}
+@media (min-width:1800px){html{font-size:24px}}
 /* phone: one column, the leaders first */
 @media (max-width:899px){
   main{display:flex;flex-direction:column}
@@ -81,7 +81,7 @@ JS = r"""
 const params=new URLSearchParams(location.search);
 if(params.get('view')==='projector'||(params.get('view')!=='page'&&innerWidth>1024)) document.body.classList.add('projector');
 function esc(s){return String(s).replace(/[&<>"']/g,c=>({'&':'&amp;','<':'&lt;','>':'&gt;','"':'&quot;',"'":'&#39;'}[c]))}
-function hhmm(t){return new Date(t*1000).toLocaleTimeString([], {hour:'2-digit',minute:'2-digit'})}
+function hhmm(t){return new Date(t*1000).toLocaleTimeString([], {hour:'2-digit',minute:'2-digit',hour12:false})}
 function row(cells){return '<tr>'+cells.map(c=>'<td>'+c+'</td>').join('')+'</tr>'}
 let lastContact=Date.now(), lastData=0;
 function draw(d){
@@ -112,9 +112,9 @@ function live(){
   const quiet=Date.now()-lastContact;
   const S=document.getElementById('status');
   if(quiet>12000){document.body.classList.add('stale');
-    S.textContent='Not live: no news from the board since '+new Date(lastContact).toLocaleTimeString()+' (reconnecting)';}
+    S.textContent='Not live: no news from the board since '+new Date(lastContact).toLocaleTimeString([], {hour12:false})+' (reconnecting)';}
   else{document.body.classList.remove('stale');
-    S.textContent='Live · updated '+(lastData?new Date(lastData*1000).toLocaleTimeString():'—');}
+    S.textContent='Live · updated '+(lastData?new Date(lastData*1000).toLocaleTimeString([], {hour12:false}):'—');}
 }
 const es=new EventSource('stream');
 es.onmessage=e=>{lastContact=Date.now(); draw(JSON.parse(e.data)); live()};

@@ -243,12 +243,13 @@ def make_app(store: BoardStore, event_key: str, offline_after: float = OFFLINE_A
 
     async def stream(request: Request) -> Response:
         once = bool(request.query_params.get("once"))
+        first = await board.stream_text()  # the database down: a 503 now, and the page retries
 
         async def events():  # type: ignore[no-untyped-def]
             sent, said = "", time.monotonic()
+            seen, text = first
             cond = await board.changed()
             while True:
-                seen, text = await board.stream_text()
                 if text != sent:
                     sent, said = text, time.monotonic()
                     yield f"data: {text}\n\n"
@@ -265,6 +266,10 @@ def make_app(store: BoardStore, event_key: str, offline_after: float = OFFLINE_A
                         pass
                 if await request.is_disconnected():
                     return
+                try:
+                    seen, text = await board.stream_text()
+                except Refused:  # the database went down: the page keeps what it shows, and pings
+                    pass
 
         return StreamingResponse(events(), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-cache"})
