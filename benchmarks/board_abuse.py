@@ -36,6 +36,7 @@ from pathlib import Path
 from companion.board.store import MAX_NUMBER, BoardStore
 from companion.rules import RuleSet, new_game
 from companion.rules.notation import to_text
+from report import Report, add_json_argument
 
 ROOT = Path(__file__).resolve().parent.parent
 KEY = "abuse-test-event-key"
@@ -52,6 +53,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--requests", type=int, default=300)
     ap.add_argument("--db", default=None, help="postgresql://... (default: a SQLite file in a temp dir)")
+    add_json_argument(ap)
     args = ap.parse_args()
     db = args.db or str(Path(tempfile.mkdtemp(prefix="taki-board-abuse-")) / "board.db")
     with socket.socket() as s:
@@ -150,6 +152,14 @@ def main() -> None:
               f"{'PostgreSQL' if db.startswith('postgres') else 'SQLite'}")
         print(f"answers: {dict(sorted(statuses.items()))}; 5xx: {sum(v for k, v in statuses.items() if k >= 500)}")
         print(f"stored wrongly: {wrong}; board memory peak {peak:.0f} MB")
+        kind = "PostgreSQL" if db.startswith("postgres") else "SQLite"
+        rep = Report("board_abuse", f"Event board: forged and malformed requests, {kind}")
+        rep.add("bad requests", args.requests, f"of {len(kinds)} kinds")
+        rep.add("answered 5xx", sum(v for k, v in statuses.items() if k >= 500), "", "0")
+        rep.add("stored wrongly", wrong, "", "0")
+        rep.add("board memory, peak", round(peak), "MB", "< 100 MB")
+        rep.note("Answers by status: " + ", ".join(f"{k}: {v}" for k, v in sorted(statuses.items())) + ".")
+        rep.write(args.json)
     finally:
         board.kill()
         board.wait(10)

@@ -33,6 +33,7 @@ import urllib.request
 from pathlib import Path
 
 from companion.board.store import BoardStore
+from report import Report, add_json_argument
 from companion.rules import apply, deal, legal_moves
 from companion.rules.notation import to_text
 
@@ -192,6 +193,7 @@ def main() -> None:
     ap.add_argument("--speedup", type=float, default=20.0)
     ap.add_argument("--burst", type=int, default=200)
     ap.add_argument("--db", default=None, help="postgresql://... (default: a SQLite file in a temp dir)")
+    add_json_argument(ap)
     args = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="taki-board-load-")
     db = args.db or str(Path(tmp) / "board.db")
@@ -249,12 +251,24 @@ def main() -> None:
         print(f"events made {sum(len(k.events) for k in kiosks)}, on the board {total}: lost {lost}, doubled {doubled}")
         print(f"pushes {pushes} in {took:.0f} s ({pushes / took:.0f}/s), refused or failed "
               f"{sum(k.failures for k in kiosks)}; page updates {page.updates}; board memory peak {peak:.0f} MB")
+        kind = "PostgreSQL" if db.startswith("postgres") else "SQLite"
+        rep = Report("board_load", f"Event board under load: {args.kiosks} kiosks x {args.events} events, {kind}")
+        rep.add("events lost", lost, "", "0")
+        rep.add("events doubled", doubled, "", "0")
+        rep.add("pushes a second", round(pushes / took), "/s")
+        rep.add("board memory, peak", round(peak), "MB", "< 100 MB")
         if db.startswith("postgres"):
             print(f"PostgreSQL load: {pg_cpu:.0f} CPU s in {took:.0f} s ({100 * pg_cpu / took:.0f}% of one core)")
+            rep.add("PostgreSQL CPU", round(100 * pg_cpu / took), "% of one core")
         if delays:
-            print(f"made -> shown on the page: median {statistics.median(delays):.2f} s  "
-                  f"p95 {delays[int(0.95 * (len(delays) - 1))]:.2f} s  worst {delays[-1]:.2f} s "
+            med, p95 = statistics.median(delays), delays[int(0.95 * (len(delays) - 1))]
+            print(f"made -> shown on the page: median {med:.2f} s  "
+                  f"p95 {p95:.2f} s  worst {delays[-1]:.2f} s "
                   f"({len(delays)} events timed)")
+            rep.add("made -> shown on the page, median", round(med, 2), "s", "<= 0.5 s")
+            rep.add("made -> shown on the page, p95", round(p95, 2), "s")
+        rep.note(f"{args.speedup:g} times table pace, a {args.burst}-event burst per kiosk half-way; loopback.")
+        rep.write(args.json)
     finally:
         board.kill()
         board.wait(10)

@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+from report import Report, add_json_argument
 
 
 def one_start(extra: list[str], hold: float) -> dict[str, float]:
@@ -44,7 +45,9 @@ def main() -> None:
     ap.add_argument("--hold", type=float, default=30.0)
     ap.add_argument("--ncnn", action="store_true", help="also the runtime reader on the NCNN pair")
     ap.add_argument("--deck", default=None, help="also the runtime reader with this deck profile (--deck)")
+    add_json_argument(ap)
     args = ap.parse_args()
+    rep = Report("kiosk_start", "Kiosk start-up and memory (the demo under Xvfb)")
     paths = [("runtime (onnx, no torch)", []), ("ultralytics (pytorch)", ["--model", "taki-yolov8n.pt"])]
     if args.ncnn:
         paths.insert(1, ("runtime (ncnn, no torch)", ["--model", "taki-yolov8n_ncnn_model"]))
@@ -59,8 +62,13 @@ def main() -> None:
     for name, (window, frame, rss, torch) in rows.items():
         print(f"{name:26s} window {window:5.2f} s  first frame {frame:5.2f} s (median of {args.starts})  "
               f"RSS after {args.hold:.0f} s {rss:6.0f} MiB  torch loaded: {bool(torch)}")
+        rep.add(f"{name}: window", round(window, 2), "s")
+        rep.add(f"{name}: first camera frame", round(frame, 2), "s")
+        rep.add(f"{name}: memory after {args.hold:.0f} s", round(rss), "MiB", "<= 300 MiB" if "runtime" in name else "")
     a, b = rows["runtime (onnx, no torch)"], rows["ultralytics (pytorch)"]
     print(f"first frame: runtime path {b[1] / a[1]:.1f}x faster than the ultralytics path")
+    rep.note(f"Median of {args.starts} cold starts; memory is the resident set after {args.hold:.0f} s of the demo.")
+    rep.write(args.json)
 
 
 if __name__ == "__main__":

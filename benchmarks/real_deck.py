@@ -39,6 +39,7 @@ from companion.synth.faces import CARD_H, CARD_W
 from companion.training.enrol import default_card_finder, face_picture, save_face
 from companion.vision.cardfinder import CardNotFound
 from companion.vision.runtime import RuntimeFinder, load_runtime_reader, table_reader
+from report import Report, add_json_argument
 
 HERE = Path(__file__).resolve().parents[1]
 SUITS = {"H": "R", "D": "Y", "C": "G", "S": "B"}
@@ -104,7 +105,9 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--photos", default=str(HERE.parent / "shared" / "real-photos" / "cardcounterml-playing-cards"))
     ap.add_argument("--model", default=None, help="the card finder (.onnx; default: the shipped one)")
+    add_json_argument(ap)
     args = ap.parse_args()
+    rep = Report("real_deck", "Learning real decks that are not TAKI from real photos (playing cards)")
     decks = whole_cards(Path(args.photos))
     locate = default_card_finder(args.model)
     shipped = load_runtime_reader(args.model)
@@ -145,6 +148,15 @@ def main() -> None:
               f"photos to profile {t_profile:.1f} s")
         print(f"  top card on {len(rest)} other photos: with the profile {right}/{len(rest)} = {100 * right / n:.1f}%,"
               f" shipped reader {right_shipped}/{len(rest)} = {100 * right_shipped / n:.1f}%")
+        rep.add(f"{deck}: faces enrolled from one photo each", round(100 * len(shots) / max(1, len(first)), 1),
+                f"% of {len(first)}", ">= 98%")
+        rep.add(f"{deck}: photos -> profile", round(t_profile, 1), "s")
+        rep.add(f"{deck}: top card after enrolment", round(100 * right / n, 1), f"% of {len(rest)} photos", ">= 95%")
+        rep.add(f"{deck}: top card, shipped reader alone", round(100 * right_shipped / n, 1), f"% of {len(rest)} photos")
+    rep.note('Photos: "Card Detection" dataset by Roboflow user cadyzedevelopmenthub, CC BY 4.0 '
+             "(../shared/real-photos/cardcounterml-playing-cards). Faces mapped onto TAKI's: suit as colour, "
+             "rank as symbol (docs/decks.md). The first photo of each face is enrolled; the rest are read.")
+    rep.write(args.json)
 
 
 if __name__ == "__main__":

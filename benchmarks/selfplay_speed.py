@@ -9,10 +9,13 @@ in a scratch folder and times that; without it, whatever ``companion.rules`` imp
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 import time
 
 from companion.rules import apply, deal, legal_moves
 from companion.rules.selfplay import RandomPolicy, play_game
+from report import Report, add_json_argument
 
 
 def main() -> None:
@@ -20,7 +23,11 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=2000)
     ap.add_argument("--players", type=int, default=4)
     ap.add_argument("--compiled", action="store_true", help="build and time the mypyc-compiled core")
+    add_json_argument(ap)
     args = ap.parse_args()
+    rep = Report("selfplay_speed", "Rules core speed (self-play, one core)")
+    if os.environ.get("TAKI_BENCH_COMPILED"):  # the compiled copy, started by --compiled below
+        rep.argv = sys.argv[1:] + ["--compiled"]
     if args.compiled:
         import os
         import subprocess
@@ -33,7 +40,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             build_copy(Path(tmp))
             argv = [a for a in sys.argv[1:] if a != "--compiled"]
-            env = {**os.environ, "PYTHONPATH": tmp}
+            env = {**os.environ, "PYTHONPATH": tmp, "TAKI_BENCH_COMPILED": "1"}
             raise SystemExit(subprocess.call([sys.executable, __file__, *argv], env=env))
 
     from companion.rules import engine
@@ -48,6 +55,8 @@ def main() -> None:
     dt = time.perf_counter() - t0
     print(f"self-play: {args.games / dt:8.0f} games/s  {events / dt:9.0f} events/s  "
           f"({events / args.games:.0f} events/game, random policy, {args.players} players)")
+    rep.title = f"Rules core speed ({build}, one core)"
+    rep.add(f"self-play, {args.players} players, random policy", round(args.games / dt), "games/s")
 
     # The engine alone: replay recorded moves, no policy or bookkeeping.
     import random
@@ -80,6 +89,9 @@ def main() -> None:
             s = apply(s, m).state
     dt2 = time.perf_counter() - t0
     print(f"legal_moves(): {(dt2 - dt) / n * 1e6:.1f} us/call")
+    rep.add("apply()", round(dt / n * 1e6, 1), "us an event")
+    rep.add("legal_moves()", round((dt2 - dt) / n * 1e6, 1), "us a call")
+    rep.write(args.json)
 
 
 if __name__ == "__main__":

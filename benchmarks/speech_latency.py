@@ -40,6 +40,7 @@ SAMPLES = {
                        "Red TAKI, Noa: red cards, then closed TAKI.", "The colour is blue.",
                        "Plus three! Everyone but Eli, draw three."],
 }
+from report import Report, add_json_argument
 
 
 def measured_seconds_per_word(lang: Language) -> float:
@@ -192,7 +193,9 @@ def main() -> None:
     ap.add_argument("--language", default="en", help="en he sr te ur gd")
     ap.add_argument("--kinds", nargs="+", default=["priority", "fifo"], choices=["priority", "fifo"],
                     help="which voices to run (the plain queue's figures do not change with the worker)")
+    add_json_argument(ap)
     args = ap.parse_args()
+    rep = Report("speech_latency", f"Speech: from a card landing to its penalty being said ({args.language})")
     lang = Language.parse(args.language)
     per_word = measured_seconds_per_word(lang)
     print(f"espeak-ng ({lang.voice}): {per_word:.2f} s per word (measured); the demo + {args.games} "
@@ -204,6 +207,13 @@ def main() -> None:
         print(f"{kind:8s} penalties {len(lat):5d}  landing->speech median {statistics.median(lat):4.2f} s  "
               f"p95 {lat[int(0.95 * (len(lat) - 1))]:4.2f} s  worst {lat[-1]:5.2f} s  "
               f"largest queue {backlog:5.1f} s of speech  superseded {superseded}")
+        what = "the speech queue" if kind == "priority" else "a plain first-in-first-out queue (for comparison)"
+        rep.add(f"{what}: landing -> speech, median", round(statistics.median(lat), 2), "s")
+        rep.add(f"{what}: landing -> speech, worst", round(lat[-1], 2), "s")
+        rep.add(f"{what}: largest queue", round(backlog, 1), "s of speech")
+    rep.note(f"The bundled demo and {args.games} self-play games through the real referee and voice worker, "
+             f"{args.speedup:g} times table pace; espeak-ng's measured pace {per_word:.2f} s a word.")
+    rep.write(args.json)
 
 
 if __name__ == "__main__":

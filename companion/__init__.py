@@ -1,3 +1,3 @@
 """TAKI Table Companion: a camera referee for real TAKI card games."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

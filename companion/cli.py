@@ -385,6 +385,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="taki-companion",
         description="A camera referee for real TAKI games. With no sub-command, opens the kiosk app "
                     "(the bundled demo when no camera is attached).")
+    from . import __version__
+
+    p.add_argument("--version", action="version", version=f"taki-companion {__version__}")
     _add_app_arguments(p)
     sub = p.add_subparsers(dest="command")
     sp = sub.add_parser("selfplay", help="play seeded simulated games and print a summary")
