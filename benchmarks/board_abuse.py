@@ -143,11 +143,24 @@ def main() -> None:
             statuses[status] += 1
             peak = max(peak, rss_mb(board.pid))
         took = time.time() - t0
+        # k2 pushes once and falls silent; nothing else happens. When does the page's feed say offline?
+        k2 = {"X-Kiosk-Token": tokens["k2"]}
+        send("/api/push", json.dumps({**good, "kiosk": "k2", "table": 2}).encode(), k2)
+        silent, offline_after = time.time(), float("nan")
+        while time.time() - silent < 30:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/stream?once=1", timeout=10) as r:
+                feed = json.loads(r.read().decode().split("data: ", 1)[1])
+            if not next(t for t in feed["tables"] if t["table"] == 2)["online"]:
+                offline_after = time.time() - silent
+                break
+            time.sleep(0.25)
+        print(f"a silent table shown offline {offline_after:.1f} s after its last push")
         store = BoardStore(db)
         rows = store.count()
-        history = store.history("k1", 1) + store.history("k1", 2)
+        history = store.history("k1", 1) + store.history("k1", 2) + store.history("k2", 1)
         store.close()
-        wrong = rows - 2 + sum(1 for seq, st in history if (seq, st) not in ((0, state), (MAX_NUMBER, state)))
+        # the honest rows: k1's seq 0, k1's legal far seq, k2's one push
+        wrong = rows - 3 + sum(1 for seq, st in history if (seq, st) not in ((0, state), (MAX_NUMBER, state)))
         print(f"{args.requests} bad requests of {len(kinds)} kinds in {took:.1f} s on "
               f"{'PostgreSQL' if db.startswith('postgres') else 'SQLite'}")
         print(f"answers: {dict(sorted(statuses.items()))}; 5xx: {sum(v for k, v in statuses.items() if k >= 500)}")
@@ -158,6 +171,7 @@ def main() -> None:
         rep.add("answered 5xx", sum(v for k, v in statuses.items() if k >= 500), "", "0")
         rep.add("stored wrongly", wrong, "", "0")
         rep.add("board memory, peak", round(peak), "MB", "< 100 MB")
+        rep.add("a silent table shown offline after", round(offline_after, 1), "s", "<= 10 s")
         rep.note("Answers by status: " + ", ".join(f"{k}: {v}" for k, v in sorted(statuses.items())) + ".")
         rep.write(args.json)
     finally:

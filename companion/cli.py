@@ -382,14 +382,23 @@ STYLE_MODES = ("random", "held-out", "published", "classic", "any-deck", "foreig
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="taki-companion",
+        prog="taki-companion", formatter_class=argparse.RawDescriptionHelpFormatter,
         description="A camera referee for real TAKI games. With no sub-command, opens the kiosk app "
                     "(the bundled demo when no camera is attached).")
     from . import __version__
 
     p.add_argument("--version", action="version", version=f"taki-companion {__version__}")
     _add_app_arguments(p)
-    sub = p.add_subparsers(dest="command")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    helps: dict[str, str] = {}
+    add_parser = sub.add_parser
+
+    def listed(name: str, **kw):  # type: ignore[no-untyped-def]
+        """A command, listed in the epilog under its heading instead of argparse's one list."""
+        helps[name] = kw.pop("help", "")
+        return add_parser(name, description=kw.pop("description", helps[name]), **kw)
+
+    sub.add_parser = listed  # type: ignore[method-assign]
     sp = sub.add_parser("selfplay", help="play seeded simulated games and print a summary")
     sp.add_argument("--games", type=int, default=100)
     sp.add_argument("--players", type=int, default=4, choices=range(2, 11), metavar="2..10")
@@ -554,6 +563,16 @@ def build_parser() -> argparse.ArgumentParser:
     bp.add_argument("--certfile", default=None, help="serve HTTPS with this certificate (PEM)")
     bp.add_argument("--keyfile", default=None, help="the certificate's private key (PEM), with --certfile")
     bp.set_defaults(func=_board)
+    at_table = ("enrol", "replay", "standings", "board")
+
+    def section(title: str, names: list[str]) -> str:
+        return title + "\n" + "\n".join(f"  {n:18s}{helps[n]}" for n in names)
+
+    p.epilog = "\n\n".join([
+        section("commands at the table:", list(at_table)),
+        section("making and measuring models (the full install: pip install '.[train]'):",
+                [n for n in helps if n not in at_table]),
+        "'taki-companion COMMAND --help' shows a command's options."])
     return p
 
 

@@ -107,3 +107,12 @@ def test_the_committed_results_page_and_model_card_are_what_the_render_script_ma
     assert (ROOT / "docs" / "results.md").read_text() == page, "run python benchmarks/render_results.py"
     card = (ROOT / "models" / "README.md").read_text()
     assert render_results.fill_blocks(card, reports) == card, "run python benchmarks/render_results.py"
+
+
+def test_help_lists_the_table_commands_first_and_the_model_commands_under_their_own_heading() -> None:
+    out = subprocess.run([sys.executable, "-m", "companion.cli", "--help"], capture_output=True, text=True,
+                         cwd=ROOT, timeout=120).stdout
+    table, models = out.index("commands at the table:"), out.index("making and measuring models")
+    assert table < models
+    assert all(re.search(rf"^  {c}\s", out[table:models], re.M) for c in ("enrol", "replay", "standings", "board"))
+    assert all(re.search(rf"^  {c}\s", out[models:], re.M) for c in ("train", "dataset", "export", "eval"))

@@ -10,9 +10,16 @@ import time
 from pathlib import Path
 from typing import Any, Protocol
 
+from .spoken import for_speech
+
 
 class SpeechUnavailable(RuntimeError):
     """No speech engine works here (no espeak-ng, no audio stack...)."""
+
+
+class SentenceFailed(SpeechUnavailable):
+    """One sentence could not be spoken (the engine wrote no sound for it); the next
+    one may well be: the voice worker retries it once, then skips it, and goes on."""
 
 
 class Speaker(Protocol):
@@ -77,20 +84,22 @@ class Pyttsx3Speaker:
 
     def render_wav(self, text: str, path: str | Path) -> Path:
         """Speak into a WAV file instead of the speakers (works with no audio device).
+        Numbers go to the engine in words where its voice skips digits (``spoken.py``).
 
         pyttsx3 now and then returns from ``runAndWait`` with no file written: its
         espeak driver's callback found its engine already collected (ReferenceError,
         seen once in CI under load). Then the engine is made anew and asked once more,
         rather than the kiosk calling speech unavailable for good."""
         out = Path(path)
+        said = for_speech(text, self.voice)
         for _ in range(2):
             engine = self._get()
-            engine.save_to_file(text, str(out))
+            engine.save_to_file(said, str(out))
             engine.runAndWait()
             if out.exists() and out.stat().st_size > 44:  # more than a WAV header
                 return out
             self._engine = None
-        raise SpeechUnavailable(f"the speech engine wrote no sound for {text[:40]!r}")
+        raise SentenceFailed(f"the speech engine wrote no sound for {text[:40]!r}")
 
 
 class NullSpeaker:

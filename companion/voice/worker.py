@@ -30,13 +30,16 @@ from __future__ import annotations
 import enum
 import heapq
 import itertools
+import logging
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from .speakers import Speaker, SpeechUnavailable
+from .speakers import SentenceFailed, Speaker, SpeechUnavailable
+
+log = logging.getLogger("taki.voice")
 
 SECONDS_PER_WORD = 0.43  # espeak-ng 1.51 in English, as benchmarks/speech_latency.py measures it
 #: How long an older card's penalty is said before a newer card's penalty cuts it:
@@ -102,6 +105,7 @@ class VoiceWorker:
         #: on are stale once it has (penalties excepted)
         self.epoch = 0
         self.dropped: list[str] = []  # what was not said, and why (for tests and the log)
+        self.failed: list[str] = []  # sentences the engine could not say even twice (skipped, logged)
         self._heap: list[Utterance] = []
         self._order = itertools.count()
         self._cv = threading.Condition()
@@ -299,14 +303,30 @@ class VoiceWorker:
             if u is None:
                 return
             try:
-                self.speaker.say(u.text)
-            except SpeechUnavailable as e:
+                self._say(u.text)
+            except SpeechUnavailable as e:  # no engine or no audio output: said once, then quiet
                 self._fail(str(e))
-            except Exception as e:  # an engine that breaks mid-game: say so, go on
-                self._fail(f"speech stopped working: {e}")
             finally:
                 with self._cv:
                     self._speaking = None
+
+    def _say(self, text: str) -> None:
+        """One sentence; one that fails (no sound written, an engine that broke) is
+        tried once more, then skipped and logged: it never mutes the sentences after it."""
+        for attempt in (1, 2):
+            try:
+                self.speaker.say(text)
+                return
+            except SentenceFailed as e:
+                why = str(e)
+            except SpeechUnavailable:
+                raise
+            except Exception as e:  # noqa: BLE001 - an engine that breaks on one sentence
+                why = f"{type(e).__name__}: {e}"
+            if attempt == 1:
+                log.info("speech: trying again (%s)", why)
+        self.failed.append(text)
+        log.warning("speech: skipped a sentence the engine could not say twice (%s): %r", why, text[:60])
 
     def _fail(self, message: str) -> None:
         self.error = message
