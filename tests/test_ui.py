@@ -515,3 +515,18 @@ def test_a_deck_profile_refused_is_said_in_the_kiosks_language(tmp_path: Path) -
                       "Dana,Omer,Noa", "--language", "sr", seconds=6)
     assert "Профил шпила није коришћен" in dump["status"], dump["status"]
     assert "Deck profile not used" not in dump["status"]
+
+
+@needs_x
+def test_the_kiosk_starts_quietly_without_optional_touch_and_clipboard_providers(tmp_path: Path) -> None:
+    """Issue 47 (8): no tracebacks at start-up for mtdev, xclip or xsel, which a kiosk
+    may well lack (they are optional providers; Kivy runs without them)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "KIVY_HOME": str(tmp_path / "kivy"),
+           "PATH": os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep)
+                                   if not (Path(p) / "xclip").exists() and not (Path(p) / "xsel").exists())}
+    cmd = ["xvfb-run", "-a", "-s", "-screen 0 1280x800x24", sys.executable, "-m", "companion.cli",
+           "--windowed", "--mute", "--no-camera", "--players", "Dana,Omer", "--journal", str(tmp_path / "j.db"),
+           "--exit-after", "3"]
+    out = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=240)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "Traceback" not in out.stderr and "xclip" not in out.stderr and "MTDev" not in out.stderr, out.stderr[-3000:]

@@ -96,7 +96,8 @@ class Board:
 
     def snapshot(self) -> dict[str, Any]:
         now = time.time()
-        return {"tables": self.store.tables(now, self.offline_after), "leaders": self.store.leaders(),
+        tables = self.store.tables(now, self.offline_after)
+        return {"tables": tables, "leaders": self.store.leaders(tables),
                 "events": self.store.count(), "finished": self.store.finished(), "version": self.version,
                 "offline_after": self.offline_after, "now": now}
 

@@ -222,6 +222,9 @@ class BoardStore:
         for statement in _SCHEMA:
             self.db.execute(statement)
         self._lock = threading.Lock()
+        self._count: int | None = None
+        self._tokens: dict[str, str] = {}  # token digest -> kiosk, as read (dropped on release)
+        self._summaries: dict[tuple[str, int, int], dict[str, Any]] = {}  # a game's last state, parsed
 
     def _q(self, sql: str, args: tuple[Any, ...] = ()) -> Any:
         """Run one statement (``?`` placeholders in both dialects)."""
@@ -291,10 +294,15 @@ class BoardStore:
         """The kiosk a token was issued to (None: no such token, or released)."""
         if not token or len(token) > 200:
             return None
+        digest = _digest(token)
+        if digest in self._tokens:
+            return self._tokens[digest]
 
         def read() -> str | None:
             with self._lock:
-                row = self._q("SELECT kiosk FROM tokens WHERE digest=?", (_digest(token),)).fetchone()
+                row = self._q("SELECT kiosk FROM tokens WHERE digest=?", (digest,)).fetchone()
+            if row is not None:
+                self._tokens[digest] = str(row[0])
             return None if row is None else str(row[0])
         return self._retry(read)
 
@@ -322,6 +330,7 @@ class BoardStore:
                         self._q("DELETE FROM kiosks WHERE kiosk=?", (row[0],))
                         self._q("DELETE FROM tokens WHERE kiosk=?", (row[0],))
                     self._q("COMMIT")
+                    self._tokens = {d: k for d, k in self._tokens.items() if row is None or k != row[0]}
                 except BaseException:
                     self._rollback()
                     raise
@@ -379,6 +388,8 @@ class BoardStore:
             except BaseException:
                 self._rollback()
                 raise
+            if self._count is not None:
+                self._count += stored
             seqs = [int(r[0]) for r in self._q(
                 "SELECT seq FROM events WHERE kiosk=? AND game=? ORDER BY seq", (kiosk, game))]
         through, gaps = missing(seqs)
@@ -394,10 +405,14 @@ class BoardStore:
         return self._retry(read)
 
     def count(self) -> int:
-        def read() -> int:
-            with self._lock:
-                return int(self._q("SELECT COUNT(*) FROM events").fetchone()[0])
-        return self._retry(read)
+        """Events on the board: counted once, then kept as pushes store them (a COUNT(*)
+        over every event was the page's costliest read on PostgreSQL)."""
+        if self._count is None:
+            def read() -> int:
+                with self._lock:
+                    return int(self._q("SELECT COUNT(*) FROM events").fetchone()[0])
+            self._count = self._retry(read)
+        return self._count
 
     def tables(self, now: float | None = None, offline_after: float = OFFLINE_AFTER) -> list[dict[str, Any]]:
         """Every table's latest game as the page shows it: online while its kiosk was
@@ -409,42 +424,48 @@ class BoardStore:
         now = time.time() if now is None else now
         out = []
         with self._lock:
-            kiosks = self._q("SELECT kiosk, table_no, last_seen FROM kiosks ORDER BY table_no").fetchall()
-            for kiosk, table, seen in kiosks:
-                g = self._q("SELECT game, names FROM games WHERE kiosk=? ORDER BY game DESC LIMIT 1",
-                                    (kiosk,)).fetchone()
-                if g is None:
-                    continue
-                last = self._q("SELECT seq, state, rulings, received FROM events WHERE kiosk=? AND game=? "
-                               "ORDER BY seq DESC LIMIT 1", (kiosk, g[0])).fetchone()
-                row: dict[str, Any] = {"table": table, "kiosk": kiosk, "game": g[0], "names": json.loads(g[1]),
-                                       "online": now - seen <= offline_after, "last_seen": seen}
-                if last is not None:
-                    st = from_text(last[1])
-                    row.update(seq=last[0], last_event=last[3], counts=list(st.counts), to_move=st.names[st.to_move],
-                               stages=list(st.stages) if st.stages else None,
-                               winner=st.names[st.winner] if st.winner is not None else None,
-                               last=(json.loads(last[2]) or [""])[-1])
-                out.append(row)
+            rows = self._q(
+                "SELECT k.kiosk, k.table_no, k.last_seen, g.game, g.names, e.seq, e.state, e.rulings, e.received "
+                "FROM kiosks k JOIN games g ON g.kiosk = k.kiosk "
+                "AND g.game = (SELECT MAX(game) FROM games WHERE kiosk = k.kiosk) "
+                "LEFT JOIN events e ON e.kiosk = g.kiosk AND e.game = g.game "
+                "AND e.seq = (SELECT MAX(seq) FROM events WHERE kiosk = g.kiosk AND game = g.game) "
+                "ORDER BY k.table_no").fetchall()
+        for kiosk, table, seen, game, names, seq, state, rulings, received in rows:
+            row: dict[str, Any] = {"table": table, "kiosk": kiosk, "game": game, "names": json.loads(names),
+                                   "online": now - seen <= offline_after, "last_seen": seen}
+            if seq is not None:
+                st = from_text(state)
+                row.update(seq=seq, last_event=received, counts=list(st.counts), to_move=st.names[st.to_move],
+                           stages=list(st.stages) if st.stages else None,
+                           winner=st.names[st.winner] if st.winner is not None else None,
+                           last=(json.loads(rulings) or [""])[-1])
+            out.append(row)
         return out
 
     def games(self) -> list[dict[str, Any]]:
         """Every game on the board (not only each table's latest), with how it stands:
         its last state's counts and, once it is over, its winner."""
-        def read() -> list[dict[str, Any]]:
+        def read() -> list[tuple[Any, ...]]:
             with self._lock:
-                return [{"kiosk": k, "game": g, "table": t, "names": json.loads(n), "last_seq": s, "state": st}
-                        for k, g, t, n, s, st in self._q(
-                            "SELECT e.kiosk, e.game, g.table_no, g.names, e.seq, e.state FROM events e "
-                            "JOIN (SELECT kiosk, game, MAX(seq) AS top FROM events GROUP BY kiosk, game) m "
-                            "ON e.kiosk = m.kiosk AND e.game = m.game AND e.seq = m.top "
-                            "JOIN games g ON g.kiosk = e.kiosk AND g.game = e.game ORDER BY g.table_no, e.game")]
+                return list(self._q(
+                    "SELECT g.kiosk, g.game, g.table_no, g.names, e.seq, e.state FROM games g "
+                    "JOIN events e ON e.kiosk = g.kiosk AND e.game = g.game "
+                    "AND e.seq = (SELECT MAX(seq) FROM events WHERE kiosk = g.kiosk AND game = g.game) "
+                    "ORDER BY g.table_no, g.game, g.kiosk"))
         out = []
-        for row in self._retry(read):
-            st = from_text(row.pop("state"))
-            row.update(over=st.is_over, winner=st.names[st.winner] if st.winner is not None else None,
-                       tournament=st.stages is not None, counts=list(st.counts))
-            out.append(row)
+        for k, g, t, n, seq, state in self._retry(read):
+            key = (str(k), int(g), int(seq))
+            summary = self._summaries.get(key)
+            if summary is None:  # parsed once per game and seq, not once per page update
+                st = from_text(state)
+                summary = {"over": st.is_over, "winner": st.names[st.winner] if st.winner is not None else None,
+                           "tournament": st.stages is not None, "counts": list(st.counts)}
+                if len(self._summaries) > 20_000:
+                    self._summaries.clear()
+                self._summaries[key] = summary
+            out.append({"kiosk": k, "game": g, "table": t, "names": json.loads(n), "last_seq": seq, **summary,
+                        "counts": list(summary["counts"])})
         return out
 
     def finished(self) -> list[dict[str, Any]]:
@@ -452,12 +473,12 @@ class BoardStore:
         is a tournament won)."""
         return [g for g in self.games() if g["over"]]
 
-    def leaders(self) -> list[dict[str, Any]]:
+    def leaders(self, tables: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
         """Across the tables playing a tournament: each player's stage (8 -> 1, lower is
         better), then cards in hand, best first. A casual game's card count is no stage
-        and is not ranked beside one."""
+        and is not ranked beside one. ``tables``: :meth:`tables` already read."""
         rows = []
-        for t in self.tables():
+        for t in self.tables() if tables is None else tables:
             if not t.get("stages"):
                 continue
             for i, name in enumerate(t["names"]):

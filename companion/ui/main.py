@@ -8,6 +8,7 @@ before anything imports kivy.
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 import tempfile
@@ -30,10 +31,32 @@ NO_READING = tr("No camera reading: {error}. Tap 'Enter a card' for each card pu
 RESUMED = tr("Resumed game {game} where it stopped.")
 
 
+#: Kivy's messages about optional providers a kiosk may lack (the mtdev touch library,
+#: the xclip/xsel clipboards): one quiet line each, not a traceback at every start.
+OPTIONAL_PROVIDERS = ("Input: MTDev", "Input: HIDInput", "Input: ProbeSysfs", "Cutbuffer:", "xclip -", "xsel -",
+                      "Clipboard:")
+
+
+class _OptionalProviders(logging.Filter):
+    """Turns Kivy's reports of a missing optional provider into a debug line."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = str(record.msg)
+        if message.startswith(OPTIONAL_PROVIDERS):
+            record.msg, record.args = message.splitlines()[0][:160], ()
+            record.exc_info, record.exc_text, record.stack_info = None, None, None
+            record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+            return logging.getLogger("kivy").isEnabledFor(logging.DEBUG)
+        return True
+
+
 def _kivy_env(args: argparse.Namespace) -> None:
     os.environ.setdefault("KIVY_HOME", str(Path(tempfile.gettempdir()) / "taki-companion-kivy"))
     os.environ["KIVY_NO_ARGS"] = "1"
     os.environ.setdefault("KIVY_LOG_MODE", "PYTHON")
+    kivy_log = logging.getLogger("kivy")
+    if not any(isinstance(f, _OptionalProviders) for f in kivy_log.filters):
+        kivy_log.addFilter(_OptionalProviders())
     from kivy.config import Config
 
     Config.set("kivy", "exit_on_escape", "1")
