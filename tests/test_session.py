@@ -318,3 +318,17 @@ def test_a_journal_that_turns_read_only_mid_game_keeps_the_game_and_can_save_els
     with Journal(tmp_path / "elsewhere.db") as j2:
         assert replay(j2, ref.game_id).state == ref.state
     assert s.save_elsewhere(str(tmp_path)).startswith("Not saved")  # a folder: answered, not raised
+
+
+def test_undo_leaves_the_undone_play_in_the_log_struck_through_and_says_what_was_undone() -> None:
+    """Issue 47 (2): Undo left the undone play in the log as if it stood (R-SETUP-2)."""
+    s, _, voice = _session()
+    s.card_seen(C("R5"))
+    s.card_seen(C("R7"))  # Dana plays the red 7
+    played = [ln for ln in s.log if "red 7" in ln.text]
+    assert played and not any(ln.undone for ln in s.log)
+    assert s.tap("undo").legal and s.referee.state.top == C("R5")
+    assert all(ln.undone for ln in played)  # struck through, not erased
+    assert s.log[-1].text == f"Undone: {played[0].text}" and not s.log[-1].undone
+    assert not any(ln.undone for ln in s.log if "red 5 leads" in ln.text)  # the step before still stands
+    voice.stop()

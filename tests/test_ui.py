@@ -208,22 +208,42 @@ def test_no_camera_game_is_refereed_with_the_card_picker_and_a_misread_is_fixed(
 
 
 @needs_x
-def test_card_picker_shows_every_face_legal_ones_first(tmp_path: Path) -> None:
+@pytest.mark.parametrize("size", ["1280x800", "800x480"])
+def test_card_picker_keeps_every_face_in_its_place_and_brightens_the_playable_ones(tmp_path: Path, size: str) -> None:
+    """Issue 47 (2): the picker reordered itself every turn (playable first), so a tap
+    where the blue 3 had been gave the yellow 8, and at 800x480 only 14 faces showed.
+    Now a row per colour and one of the colourless cards, the same places every turn,
+    all 57 on the screen; the playable ones bright."""
     from companion.rules import legal_faces
     from companion.rules.notation import from_text
 
-    script = _script(tmp_path, [[1.0, "enter_card"], [1.4, "pick", "G5"], [1.8, "enter_card"]])
-    dump, shot = run_app(tmp_path, "--no-camera", "--players", "Dana,Omer", "--ui-script", script, seconds=3.5)
-    picker = dump["picker"]
-    assert picker is not None and picker["title"] == "Which card was put down?"
-    assert len(picker["faces"]) == len(FACES) == len(set(picker["faces"]))
-    legal = {c.code for c in legal_faces(from_text(dump["state"]))}
-    assert set(picker["faces"][:len(legal)]) == legal  # what Dana may play on the green 5 comes first
-    first = crop(shot, picker["first_rect"], dump["window"])
-    assert first.shape[0] >= 100 * shot.shape[0] / dump["window"][1] * 0.9  # finger-sized
+    shown = []
+    for i, steps in enumerate(([[1.0, "enter_card"], [1.4, "pick", "G5"], [1.8, "enter_card"]],
+                               [[1.0, "enter_card"], [1.4, "pick", "R9"], [1.8, "enter_card"]])):
+        run_dir = tmp_path / str(i)
+        run_dir.mkdir()
+        script = _script(run_dir, steps)
+        dump, shot = run_app(run_dir, "--no-camera", "--players", "Dana,Omer", "--ui-script", script,
+                             seconds=3.5, size=size)
+        picker = dump["picker"]
+        assert picker is not None and picker["title"] == "Which card was put down?"
+        assert sorted(picker["faces"]) == sorted(c.code for c in FACES)
+        legal = {c.code for c in legal_faces(from_text(dump["state"]))}
+        assert set(picker["bright"]) == legal
+        w, h = dump["window"]
+        for code, (x, y, fw, fh) in picker["rects"].items():  # every face whole on the screen
+            assert 0 <= x and x + fw <= w + 1 and 0 <= y and y + fh <= h + 1, (code, x, y, fw, fh)
+        shown.append((picker["rects"], legal, dump, shot))
+    (rects_a, legal_a, _, _), (rects_b, legal_b, dump, shot) = shown
+    assert legal_a != legal_b and rects_a == rects_b  # another state, the same places
+    rows = sorted({round(r[1]) for r in rects_a.values()}, reverse=True)
+    assert len(rows) == 5  # red, yellow, green, blue, colourless
+    red = [c for c, r in rects_a.items() if round(r[1]) == rows[0]]
+    assert all(c.startswith("R") for c in red) and len(red) == 13
+    first = crop(shot, rects_b["B3"], dump["window"])
     g = cv2.cvtColor(first, cv2.COLOR_BGR2GRAY)
     ys, xs = np.nonzero(g > 60)
-    assert best_face(first[ys.min(): ys.max() + 1, xs.min(): xs.max() + 1]) == Card.from_code(picker["faces"][0])
+    assert best_face(first[ys.min(): ys.max() + 1, xs.min(): xs.max() + 1]) == Card.from_code("B3")
 
 
 @needs_x
@@ -487,8 +507,23 @@ def test_standings_and_their_export_are_in_the_kiosks_language(tmp_path: Path) -
     assert "cards" not in dump["table"]
     assert dump["title"].startswith("Сачувано: ") and dump["title"].endswith(".csv")
     saved = Path(dump["title"].split(": ", 1)[1])
-    assert saved.read_text().split("\n")[:3] == lines
+    assert saved.is_absolute() and saved.parent == (tmp_path / "out").resolve()  # the full path is shown
+    import csv
+
+    rows = list(csv.DictReader(saved.read_text().splitlines()))  # a real CSV, not the screen's lines
+    assert [r["name"] for r in rows] == ["Dana", "Noa", "Omer"] and {r["cards"] for r in rows} == {"8"}
     assert dump["overflowing"] == [], dump["overflowing"]
+
+
+@needs_x
+def test_standings_of_a_game_that_is_no_tournament_export_as_json_that_loads(tmp_path: Path) -> None:
+    """Issue 47 (6): Export JSON outside a tournament wrote the screen's text lines."""
+    script = _script(tmp_path, [[1.0, "enter_card"], [1.5, "pick", "R5"], [2.0, "standings", "json"]])
+    dump, _ = run_app(tmp_path, "--no-camera", "--players", "Dana,Omer", "--export-dir", str(tmp_path / "out"),
+                      "--ui-script", script, seconds=3)
+    saved = Path(dump["title"].split(": ", 1)[1])
+    data = json.loads(saved.read_text())
+    assert [(r["name"], r["cards"], r["stage"]) for r in data] == [("Dana", 8, None), ("Omer", 8, None)]
 
 
 @needs_x

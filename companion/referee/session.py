@@ -34,6 +34,7 @@ CAMERA_LOST = tr("Camera lost: reconnecting. The game is kept.")
 VIDEO_ENDED = tr("The video has ended.")
 UNREADABLE = tr("I cannot read the leading card: is it in view and lit?")
 CAMERA_BACK = tr("Camera back.")
+UNDONE = tr("Undone: {what}")
 #: After an outage, the pile's card read this many frames running, the same as before it:
 #: nothing was missed, and refereeing goes on by itself.
 SAME_AFTER_OUTAGE = 3
@@ -56,6 +57,7 @@ class LogLine:
     t: float
     text: str
     penalty: bool = False
+    undone: bool = False  # taken back by Undo: shown struck through, never as if it stood
 
 
 class VisionWorker:
@@ -224,6 +226,7 @@ class TableSession:
 
     def __post_init__(self) -> None:
         self.referee.listeners.append(self._heard)
+        self._kept: list[tuple[int, int]] = []  # each kept step's lines in the log (start, end)
 
     # ------------------------------------------------------------ rulings out
 
@@ -235,10 +238,13 @@ class TableSession:
         if self.voice is not None:
             self.voice.advance(self.referee.seq)  # what was queued for earlier moves is stale now
             self.voice.speak_all(said)
+        start = len(self.log)
         for r in step.rulings:
             if r.kind is RulingKind.TURN:
                 continue
             self.log.append(LogLine(time.time(), describe(r, self.language), r.is_penalty))
+        if step.legal:  # a step the referee keeps, and Undo can take back
+            self._kept.append((start, len(self.log)))
         if self.teaching and not step.legal:
             hint = self.hint()
             if hint:
@@ -247,6 +253,23 @@ class TableSession:
                     self.voice.speak(hint, Priority.HINT)
         if self.on_change:
             self.on_change()
+
+    def _mark_undone(self) -> None:
+        """After Undo: the step taken back stays in the log struck through, and a line
+        says what was undone ("Undone: Omer played the blue 7."), so the log never shows
+        an undone play as if it stood."""
+        if self._kept:
+            self._kept.pop()  # the undo's own step
+        if not self._kept:
+            return
+        start, end = self._kept.pop()
+        taken = [ln for ln in self.log[start:end] if not ln.undone]
+        for ln in taken:
+            ln.undone = True
+        if taken:
+            self.log.append(LogLine(time.time(), words(self.language)(UNDONE, what=taken[0].text)))
+            if self.on_change:
+                self.on_change()
 
     def _words(self, msgid: str, card: Card | None = None) -> str:
         """A status line in the session's language (``card`` said in it)."""
@@ -304,7 +327,9 @@ class TableSession:
             if action == "colour":
                 return r.colour(_colour(args))
             if action == "undo":
-                return r.undo()
+                step = r.undo()
+                self._mark_undone()
+                return step
             if action == "correct":
                 return r.correct(_seat(args, 0, r.state.n_players), _whole(args, 1, "count"))
             if action == "answer":

@@ -10,9 +10,13 @@ import csv
 import io
 import json
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
 
 from ..rules.notation import from_text
 from .journal import Journal, JournalError
+
+if TYPE_CHECKING:
+    from ..rules.state import GameState
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,9 +25,18 @@ class Standing:
     name: str
     table: int | None
     game_id: int
-    stage: int
+    stage: int | None  # None: a game that is not a tournament
     cards: int
     winner: bool
+
+
+def game_standings(state: "GameState", game_id: int | None, table: int | None = None) -> list[Standing]:
+    """One game's standings (a casual game or a tournament's table): the winner first,
+    then the lowest stage, then the fewest cards, as :func:`standings` orders them."""
+    order = sorted(range(state.n_players), key=lambda i: (state.winner != i, state.stages[i] if state.stages else 0,
+                                                          state.counts[i], state.names[i]))
+    return [Standing(k + 1, state.names[i], table, game_id or 0, state.stages[i] if state.stages else None,
+                     state.counts[i], state.winner == i) for k, i in enumerate(order)]
 
 
 def standings(journal: Journal, tournament_id: int) -> list[Standing]:

@@ -379,7 +379,9 @@ class TableScreen(Screen):
         from .picker import CardPicker
 
         app = App.get_running_app()
-        self.picker = CardPicker(title, note, state, app.face_texture, on_pick)
+        loc = _loc()
+        self.picker = CardPicker(title, note, state, app.face_texture, on_pick, cancel_text=loc(L.CANCEL),
+                                 font_name=loc.font or "Roboto")
         self.picker.open()
 
     def scripted(self, action: str, *args: Any) -> None:
@@ -541,12 +543,14 @@ class TakiApp(App):
         scr = self.root.get_screen("standings")
         scr.ids.table.text = self.controller.standings_text(self)
         scr.ids.title.text = self.loc("Standings")  # not the last export's "Saved: ..."
+        if not scr.ids.export_dir.text:
+            scr.ids.export_dir.text = str(Path(self.controller.args.export_dir).expanduser().resolve())
         self.root.current = "standings"
 
     def export_standings(self, fmt: str) -> None:
         title = self.root.get_screen("standings").ids.title
         try:
-            path = self.controller.export_standings(self, fmt)
+            path = self.controller.export_standings(self, fmt, self.root.get_screen("standings").ids.export_dir.text)
         except OSError as e:  # --export-dir a file, a full or read-only disk: said, the kiosk stays up
             title.text = self.loc(L.NOT_SAVED_STANDINGS, error=left_to_right(f"{e.strerror or e}: {e.filename or ''}"))
             return
@@ -678,7 +682,8 @@ class TakiApp(App):
         self._teaching_strip(ids, st)
         if len(self.session.log) != self._shown_log:
             self._shown_log = len(self.session.log)
-            lines = [(f"[color=ff7766]{loc.text(ln.text, ids.history)}[/color]" if ln.penalty
+            lines = [(f"[s][color=8a8f98]{loc.text(ln.text, ids.history)}[/color][/s]" if ln.undone
+                      else f"[color=ff7766]{loc.text(ln.text, ids.history)}[/color]" if ln.penalty
                       else loc.text(ln.text, ids.history)) for ln in self.session.log[-60:]]
             ids.history.text = "\n".join(lines)
             ids.history_scroll.scroll_y = 0
@@ -737,7 +742,9 @@ class TakiApp(App):
         shown = picker is not None and picker.parent is not None  # open on the window
         return {
             "picker": {"title": picker.title, "faces": [c for c in picker.buttons],
-                       "first_rect": rect(next(iter(picker.buttons.values())))} if shown else None,
+                       "first_rect": rect(next(iter(picker.buttons.values()))),
+                       "rects": {c: rect(b) for c, b in picker.buttons.items()},
+                       "bright": [c for c, b in picker.buttons.items() if b.color[0] > 0.9]} if shown else None,
             "window": [Window.width, Window.height],
             "popups": [_popup_texts(w) for w in Window.children if isinstance(w, Popup)],
             "overflowing": overflowing(table) + [t for w in Window.children if isinstance(w, Popup)

@@ -69,6 +69,7 @@ PICK_PUT = tr("Which card was put down?")
 PICK_NOTE = tr("Tap the card now on top of the pile. Bright ones can be played now.")
 FIX_TITLE = tr("Not the {card}? Which card was it?")
 FIX_NOTE = tr("Tap the card really on top of the pile: it replaces the misread one.")
+CANCEL = tr("Cancel")
 NO_FIX = tr("No card to fix: the last thing that happened was not a card put down.")
 SEAT_PROMPT = tr("Tap the ring where {name} sits, as the camera sees the table.")
 

@@ -443,18 +443,21 @@ class Controller:
     def standings_text(self, app: Any) -> str:
         return "\n".join(app.loc.text(line) for line in self.standings_lines(app))
 
-    def export_standings(self, app: Any, fmt: str) -> str:
-        from ..store.tournament import standings, to_csv, to_json
+    def export_standings(self, app: Any, fmt: str, folder: str | None = None) -> str:
+        """The standings as a real CSV or JSON file (a tournament's, or this game's when
+        it is not one) in ``folder`` (default ``--export-dir``); its full path."""
+        from ..store.tournament import game_standings, standings, to_csv, to_json
 
         ref = app.session.referee
-        out = Path(self.args.export_dir) / f"standings-game{ref.game_id}.{fmt}"
+        where = Path(folder or self.args.export_dir).expanduser().resolve()
+        out = where / f"standings-game{ref.game_id or 0}.{fmt}"
         out.parent.mkdir(parents=True, exist_ok=True)
-        tid = self.journal.game(ref.game_id).tournament_id if self.journal and ref.game_id else None
-        if tid is None:
-            out.write_text("\n".join(self.standings_lines(app)) + "\n")
+        info = self.journal.game(ref.game_id) if self.journal and ref.game_id else None
+        if info is not None and info.tournament_id is not None:
+            rows = standings(self.journal, info.tournament_id)
         else:
-            rows = standings(self.journal, tid)
-            out.write_text(to_csv(rows) if fmt == "csv" else to_json(rows))
+            rows = game_standings(ref.state, ref.game_id, info.table_no if info else None)
+        out.write_text(to_csv(rows) if fmt == "csv" else to_json(rows), encoding="utf-8")
         return str(out)
 
     # ------------------------------------------------------------ guided enrolment
