@@ -28,11 +28,13 @@ Run the command again on your own machine to compare.
 
 
 def _value(v: Any, unit: str) -> str:
-    if isinstance(v, float):
+    if isinstance(v, float) and unit.startswith("%"):
+        text = f"{v:.1f}"
+    elif isinstance(v, float):
         text = f"{v:.3f}" if abs(v) < 1 else f"{v:.1f}" if abs(v) < 100 else f"{v:.0f}"
     else:
         text = str(v)
-    return f"{text} {unit}".strip()
+    return f"{text}{unit}" if unit.startswith("%") else f"{text} {unit}".strip()
 
 
 def _cell(text: str) -> str:

@@ -565,3 +565,18 @@ def test_the_kiosk_starts_quietly_without_optional_touch_and_clipboard_providers
     out = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=240)
     assert out.returncode == 0, out.stderr[-2000:]
     assert "Traceback" not in out.stderr and "xclip" not in out.stderr and "MTDev" not in out.stderr, out.stderr[-3000:]
+
+
+@needs_x
+def test_a_count_is_fixed_with_plus_and_minus_without_typing(tmp_path: Path) -> None:
+    """Issue 47 (2): "Fix a count" needed typing into a text box; - and + set it at once."""
+    from companion.rules.notation import from_text
+
+    script = _script(tmp_path, [[1.0, "enter_card"], [1.5, "pick", "R5"], [2.0, "fix_count"],
+                                [2.3, "count_step", 1, 1], [2.6, "count_step", 1, 1], [2.9, "count_step", 0, -1]])
+    dump, _ = run_app(tmp_path, "--no-camera", "--players", "Dana,Omer", "--ui-script", script, seconds=3.6,
+                      size="800x480")
+    assert from_text(dump["state"]).counts == (7, 10)
+    (popup,) = dump["popups"]
+    assert "+" in popup["texts"] and "−" in popup["texts"]
+    assert dump["overflowing"] == [], dump["overflowing"]

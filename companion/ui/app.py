@@ -262,11 +262,22 @@ class TableScreen(Screen):
         note = FitLabel(text=loc(L.COUNT_NOTE), max_font_size=sp(18), halign="center",
                         color=(1, 0.85, 0.4, 1), size_hint_y=0.4)
         box.add_widget(note)
+        self._count_steps: dict[tuple[int, int], Button] = {}
         for seat, name in enumerate(s.names):
             row = BoxLayout(spacing=6)
             row.add_widget(Label(text=loc.text(name), font_size="22sp"))
             field = TextInput(text=str(s.counts[seat]), input_filter="int", multiline=False, font_size="22sp")
-            row.add_widget(field)
+            # a tap on - or + sets the count at once (no typing on a touchscreen); Set takes a typed one
+            for delta, sign in ((-1, "−"), (+1, "+")):
+                b = Button(text=sign, font_size="28sp", size_hint_x=0.45)
+                b.bind(on_release=lambda _b, seat=seat, field=field, delta=delta:
+                       self._step_count(seat, field, delta, note))
+                self._count_steps[(seat, delta)] = b
+                if delta < 0:
+                    row.add_widget(b)
+                    row.add_widget(field)
+                else:
+                    row.add_widget(b)
             ok = Button(text=loc(L.SET), font_size="22sp")
             # The text goes as typed: the session refuses "-" or "" with a message.
             ok.bind(on_release=lambda _b, seat=seat, field=field: self._set_count(seat, field.text, note))
@@ -278,6 +289,15 @@ class TableScreen(Screen):
         box.add_widget(close)
         popup.open()
 
+
+    def _step_count(self, seat: int, field: TextInput, delta: int, note: Label) -> None:
+        """- or +: one card fewer or more in that hand, set at once (never below none)."""
+        app = App.get_running_app()
+        if app.session is None:
+            return
+        n = max(0, app.session.referee.state.counts[seat] + delta)
+        field.text = str(n)
+        self._set_count(seat, str(n), note)
 
     def _set_count(self, seat: int, text: str, note: Label) -> None:
         """Set one count; a refusal is shown in the popup itself, where the eyes are."""
@@ -393,6 +413,8 @@ class TableScreen(Screen):
             field.text = ""
             field.insert_text(str(args[1]))  # through the field's input filter, as typing is
             ok.dispatch("on_release")
+        elif action == "count_step":  # the - or + beside a player's count (seat, -1 or +1)
+            self._count_steps[(int(args[0]), int(args[1]))].dispatch("on_release")
         elif action == "jam_journal":  # the journal file turns read-only under the game
             App.get_running_app().session.referee.journal.db.execute("PRAGMA query_only=ON")
         elif action == "save_as":
