@@ -29,9 +29,7 @@ def main() -> None:
     if os.environ.get("TAKI_BENCH_COMPILED"):  # the compiled copy, started by --compiled below
         rep.argv = sys.argv[1:] + ["--compiled"]
     if args.compiled:
-        import os
         import subprocess
-        import sys
         import tempfile
         from pathlib import Path
 
