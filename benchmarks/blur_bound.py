@@ -20,6 +20,7 @@ import numpy as np
 
 from companion.synth.scene import Compositor, SceneConfig
 from companion.vision.cardfinder import MIN_CRISPNESS, card_crispness, crispness, order_corners, warp_card
+from report import Report, add_json_argument
 
 
 def _scaled(image: np.ndarray, corners: np.ndarray) -> float:
@@ -30,7 +31,9 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--photos", type=int, default=200)
     ap.add_argument("--seed", type=int, default=4242, help="4242: the seeds the bound was chosen on")
+    add_json_argument(ap)
     args = ap.parse_args()
+    rep = Report('blur_bound', "Where the card finder's blur bound sits")
     cfg = replace(SceneConfig.varied(480, "held-out"), under_cards=(0, 0), hand_p=0.0, card_height=(0.4, 0.75))
     comp = Compositor(config=cfg)
     motion = np.zeros((9, 9), np.float32)
@@ -51,6 +54,11 @@ def main() -> None:
             mark = "  <- bound" if th == bound else ""
             print(f"  bound {th:.3f}: refuses steady {(steady < th).sum()}/{len(a)}, 9 px motion blur "
                   f"{(shaken < th).sum()}/{len(a)}, 2 px Gaussian {(soft < th).sum()}/{len(a)}{mark}")
+            if th == bound:
+                rep.add(f"{name}, bound {th:.3f}: steady photos refused", int((steady < th).sum()), f"of {len(a)}")
+                rep.add(f"{name}, bound {th:.3f}: 9 px motion blur refused", int((shaken < th).sum()), f"of {len(a)}")
+                rep.add(f"{name}, bound {th:.3f}: 2 px Gaussian blur refused", int((soft < th).sum()), f"of {len(a)}")
+    rep.write(args.json)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ from companion.vision.cardmask import shipped_masker
 from companion.vision.detector import YoloDetector
 
 BANDS = (0.0, 0.06, 0.07, 0.08, 0.09, 0.105, 9.0)
+from report import Report, add_json_argument
 
 
 def motion_blur(image: np.ndarray, n: int, angle: float) -> np.ndarray:
@@ -40,7 +41,9 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=4242)
     ap.add_argument("--start", type=int, default=0)
     ap.add_argument("--photos", type=int, default=200)
+    add_json_argument(ap)
     args = ap.parse_args()
+    rep = Report('blur_bounds', f"The finder's blur bounds on photos {args.start}-{args.start + args.photos - 1} of seed {args.seed}")
     cfg = replace(SceneConfig.varied(480, "held-out"), under_cards=(0, 0), hand_p=0.0, card_height=(0.4, 0.75))
     comp = Compositor(config=cfg)
     finder = CardFinder(YoloDetector(None, conf=0.2), masker=shipped_masker(), min_crispness=0.0)
@@ -73,6 +76,11 @@ def main() -> None:
         print(f"{lo:5.3f}-{hi:5.3f}     " + "  ".join(cells) + "   (wrong of cut)")
     for why, n in refused.most_common():
         print(f"  refused, {why}: {n}")
+        rep.add(f"refused, {why}", n)
+    for b, (lo, hi) in enumerate(zip(BANDS, BANDS[1:])):
+        for n in cuts:
+            rep.add(f"crispness {lo:.3f}-{hi:.3f}, {n}: wrong of cut", f"{wrong[n][b]} of {cuts[n][b]}")
+    rep.write(args.json)
 
 
 if __name__ == "__main__":

@@ -22,10 +22,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import socket
-import subprocess
-import sys
 import tempfile
 import time
 import urllib.error
@@ -36,17 +32,12 @@ from pathlib import Path
 from companion.board.store import MAX_NUMBER, BoardStore
 from companion.rules import RuleSet, new_game
 from companion.rules.notation import to_text
+from boardproc import rss_mb, start_board
 from report import Report, add_json_argument
 
-ROOT = Path(__file__).resolve().parent.parent
 KEY = "abuse-test-event-key"
 
 
-def rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
 
 
 def main() -> None:
@@ -56,13 +47,7 @@ def main() -> None:
     add_json_argument(ap)
     args = ap.parse_args()
     db = args.db or str(Path(tempfile.mkdtemp(prefix="taki-board-abuse-")) / "board.db")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    board = subprocess.Popen([sys.executable, "-m", "companion.cli", "board", "--db", db, "--event-key", KEY,
-                              "--host", "127.0.0.1", "--port", str(port)], cwd=ROOT,
-                             env={**os.environ, "PYTHONPATH": str(ROOT)},
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    board, port = start_board(db, KEY)
 
     def send(path: str, body: bytes, headers: dict[str, str]) -> tuple[int, bytes]:
         req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=body, method="POST",
@@ -74,12 +59,6 @@ def main() -> None:
             return e.code, e.read()
 
     try:
-        for _ in range(200):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.1)
         names = ["Dana", "Omer"]
         state = to_text(new_game(names, 0, RuleSet()))
         ev = {"seq": 0, "t": 1.0, "state": state, "rulings": []}

@@ -22,10 +22,7 @@ import argparse
 import json
 import os
 import random
-import socket
 import statistics
-import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -33,11 +30,11 @@ import urllib.request
 from pathlib import Path
 
 from companion.board.store import BoardStore
+from boardproc import rss_mb, start_board
 from report import Report, add_json_argument
 from companion.rules import apply, deal, legal_moves
 from companion.rules.notation import to_text
 
-ROOT = Path(__file__).resolve().parent.parent
 KEY = "load-test-event-key"
 NAMES = ("Dana", "Omer", "Noa", "Eli")
 
@@ -96,12 +93,6 @@ def postgres_cpu_s() -> float:
     return total
 
 
-def rss_mb(pid: int) -> float:
-    """The process's resident memory, from /proc (Linux)."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
 
 
 class Kiosk(threading.Thread):
@@ -201,20 +192,8 @@ def main() -> None:
     made = [kiosk_events(k, args.events) for k in range(args.kiosks)]
     print(f"{args.kiosks} kiosks x {args.events} events of self-play made in {time.time() - t0:.0f} s; "
           f"board on {'PostgreSQL' if db.startswith('postgres') else 'SQLite'}, {args.speedup:g}x table pace")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    board = subprocess.Popen([sys.executable, "-m", "companion.cli", "board", "--db", db, "--event-key", KEY,
-                              "--host", "127.0.0.1", "--port", str(port)], cwd=ROOT,
-                             env={**os.environ, "PYTHONPATH": str(ROOT)},
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    board, port = start_board(db, KEY)
     try:
-        for _ in range(200):
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.1)
         page = Page(port)
         page.start()
         start = time.time() + 1.0

@@ -25,6 +25,7 @@ from companion.synth.scene import Compositor, SceneConfig
 from companion.vision.cardfinder import PART, CardFinder, CardNotFound
 from companion.vision.cardmask import OnnxMasker, shipped_masker
 from companion.vision.detector import YoloDetector
+from report import Report, add_json_argument
 
 
 def main() -> None:
@@ -36,7 +37,9 @@ def main() -> None:
     ap.add_argument("--masker", default="shipped", help="the learnt card masker (.onnx), 'shipped' or 'none'")
     ap.add_argument("--seed", type=int, default=31337, help="the photos' seed (31337: never used for tuning)")
     ap.add_argument("--cut", type=int, default=100, help="photos cut by the picture's edge (0: none)")
+    add_json_argument(ap)
     args = ap.parse_args()
+    rep = Report('card_finder', f"Enrolment's card finder: single-card photos cut out, seed {args.seed}")
     outliner = None
     if args.outliner:
         from companion.vision.outliner import YoloOutliner
@@ -72,6 +75,9 @@ def main() -> None:
     if args.photos:
         print(f"cut out correctly: {good}/{args.photos} = {100 * good / args.photos:.1f}%  "
               f"median {np.median(times):.0f} ms/photo")
+        rep.add("cut out within 4% of the card", round(100 * good / args.photos, 1), f"% of {args.photos} photos",
+                ">= 98%")
+        rep.add("time a photo, median", round(float(np.median(times))), "ms")
         for reason, n in why.most_common():
             print(f"  {reason}: {n}")
     if args.cut:
@@ -85,8 +91,11 @@ def main() -> None:
                 said[str(e).split(":")[0]] += 1
         print(f"cards cut by the picture's edge, refused as only part of a card: "
               f"{said[PART.split(':')[0]]}/{args.cut}")
+        rep.add("cards cut by the picture's edge, refused as only part of a card", said[PART.split(':')[0]],
+                f"of {args.cut}")
         for reason, n in said.most_common():
             print(f"  {reason}: {n}")
+    rep.write(args.json)
 
 
 def cut_off(image: np.ndarray, corners: np.ndarray, rng: np.random.Generator) -> np.ndarray:

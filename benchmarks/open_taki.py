@@ -19,6 +19,7 @@ import argparse
 
 from companion.synth.scene import Compositor, SceneConfig
 from companion.training.track_eval import open_taki_run
+from report import Report, add_json_argument
 
 
 def main() -> None:
@@ -26,7 +27,9 @@ def main() -> None:
     ap.add_argument("--videos", type=int, default=100)
     ap.add_argument("--seed", type=int, default=90000, help="first video seed (never used for tuning)")
     ap.add_argument("--no-seats", action="store_true", help="no seats known: the turn order alone")
+    add_json_argument(ap)
     args = ap.parse_args()
+    rep = Report('open_taki', "An open TAKI refereed from the camera alone")
     comp = Compositor(config=SceneConfig(size=320, photometric=False))
     right = 0
     for k in range(args.videos):
@@ -36,6 +39,9 @@ def main() -> None:
             print(f"  video {args.seed + k}: {run.describe()}")
     print(f"open TAKI continued by the next player, refereed right: {right}/{args.videos} "
           f"= {100 * right / args.videos:.1f}% (target 98%)")
+    rep.add("open TAKI continued by the next player, refereed right", round(100 * right / args.videos, 1),
+            f"% of {args.videos} videos", ">= 98%")
+    rep.write(args.json)
 
 
 if __name__ == "__main__":

@@ -29,6 +29,7 @@ FRAMINGS: dict[str, tuple[int, tuple[float, float], tuple[int, int] | None]] = {
     "16:9, card 0.2-0.5 of its height": (1024, (0.11, 0.28), (16, 9)),
     "9:16, card 0.2-0.5 of its width": (1024, (0.11, 0.28), (9, 16)),
 }
+from report import Report, add_json_argument
 
 
 def framed(image: np.ndarray, box: tuple[float, float, float, float], shape: tuple[int, int]) -> np.ndarray:
@@ -46,7 +47,9 @@ def main() -> None:
     ap.add_argument("--piles", type=int, default=150, help="piles per framing")
     ap.add_argument("--model", default=None, help="card finder (default: the shipped one)")
     ap.add_argument("--seed", type=int, default=880)
+    add_json_argument(ap)
     args = ap.parse_args()
+    rep = Report('reader_framing', f"Card reader by framing ({args.piles} piles each)")
     reader = load_reader(args.model)
     for name, (side, height, shape) in FRAMINGS.items():
         comp = Compositor(config=SceneConfig.varied(side, "held-out", card_height=height))
@@ -58,6 +61,8 @@ def main() -> None:
             right += bool(found) and found[0].card == scene.top.card
         print(f"{name:36s} top card {right:4d}/{args.piles} = {right / args.piles:6.1%}"
               f"  ({time.monotonic() - t0:.0f} s)", flush=True)
+        rep.add(f"{name.strip()}: top card", round(100 * right / args.piles, 1), f"% of {args.piles} piles")
+    rep.write(args.json)
 
 
 if __name__ == "__main__":

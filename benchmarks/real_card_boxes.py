@@ -25,13 +25,16 @@ from companion.vision.runtime import RuntimeFinder
 from companion.vision.tracker import iou
 
 HERE = Path(__file__).resolve().parents[1]
+from report import Report, add_json_argument
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--photos", default=str(HERE.parent / "shared" / "real-photos" / "cardcounterml-playing-cards"))
     ap.add_argument("--model", default=None)
+    add_json_argument(ap)
     args = ap.parse_args()
+    rep = Report('real_card_boxes', "Card finder on real photos of playing cards")
     root = Path(args.photos)
     names = yaml.safe_load((root / "data.yaml").read_text())["names"]
     finder = RuntimeFinder(args.model, conf=0.05, max_det=12)
@@ -70,6 +73,10 @@ def main() -> None:
           f"missed (IoU < 0.3) {(ious_a < 0.3).sum()}")
     print(f"face-up cards with both corner indices labelled: {indexed}; boxed whole and alone: {whole} "
           f"({100 * whole / max(1, indexed):.1f}%)")
+    rep.add("face-up cards boxed whole and alone", round(100 * whole / max(1, indexed), 1), f"% of {indexed}")
+    rep.add("face-down cards, box IoU median", round(float(np.median(ious_a)), 2))
+    rep.note('Photos: "Card Detection" dataset by Roboflow user cadyzedevelopmenthub, CC BY 4.0.')
+    rep.write(args.json)
 
 
 if __name__ == "__main__":

@@ -277,6 +277,14 @@ def test_the_projector_view_fits_twelve_tables_leaders_and_finished_games_on_one
                         "return [document.getElementById('leaders-section').getBoundingClientRect().top,"
                         " document.getElementById('tables-section').getBoundingClientRect().top]")
                     assert top[0] < top[1]
+            assert browser.find_element("id", "status").text.startswith("Live")
+            board.kill()  # the board goes away: the page says it is not live any more
+            board.wait(10)
+            end = time.time() + 20
+            while time.time() < end and "stale" not in (browser.find_element("tag name", "body").get_attribute("class")
+                                                        or ""):
+                time.sleep(0.5)
+            assert browser.find_element("id", "status").text.startswith("Not live")
         finally:
             browser.quit()
     finally:

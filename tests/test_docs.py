@@ -116,3 +116,12 @@ def test_help_lists_the_table_commands_first_and_the_model_commands_under_their_
     assert table < models
     assert all(re.search(rf"^  {c}\s", out[table:models], re.M) for c in ("enrol", "replay", "standings", "board"))
     assert all(re.search(rf"^  {c}\s", out[models:], re.M) for c in ("train", "dataset", "export", "eval"))
+
+
+def test_every_benchmark_can_write_its_results_as_json() -> None:
+    helpers = {"report.py", "render_results.py", "boardproc.py"}
+    scripts = [p for p in sorted((ROOT / "benchmarks").glob("*.py")) if p.name not in helpers]
+    assert len(scripts) >= 15
+    for script in scripts:
+        text = script.read_text()
+        assert "add_json_argument(ap)" in text and ".write(args.json)" in text, script.name

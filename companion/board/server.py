@@ -181,12 +181,17 @@ def make_app(store: BoardStore, event_key: str, offline_after: float = OFFLINE_A
             raise Refused(f"the body is at most {limit} bytes", 413)
         return _json(body)
 
-    async def enrol(request: Request) -> Response:
+    async def organiser_request(request: Request, fields: str) -> dict[str, Any]:
+        """The body of a request that needs the event key (an enrolment, a release)."""
         if not board.authorised(request):
-            return _refuse(board, request, 401, "a wrong or missing event key")
+            raise Refused("a wrong or missing event key", 401)
         data = await read_json(request, MAX_SMALL_BODY)
         if not isinstance(data, dict):
-            raise Refused("the body must be a JSON object with kiosk and table")
+            raise Refused(f"the body must be a JSON object with {fields}")
+        return data
+
+    async def enrol(request: Request) -> Response:
+        data = await organiser_request(request, "kiosk and table")
         token = await asyncio.to_thread(store.enrol, data.get("kiosk"), data.get("table"))
         log.info("kiosk %s enrolled at table %s", data.get("kiosk"), data.get("table"))
         await changed()
@@ -211,11 +216,7 @@ def make_app(store: BoardStore, event_key: str, offline_after: float = OFFLINE_A
         return JSONResponse({"kiosk": kiosk, "ok": True})
 
     async def release(request: Request) -> Response:
-        if not board.authorised(request):
-            return _refuse(board, request, 401, "a wrong or missing event key")
-        data = await read_json(request, MAX_SMALL_BODY)
-        if not isinstance(data, dict):
-            raise Refused("the body must be a JSON object with the table")
+        data = await organiser_request(request, "the table")
         kiosk = await asyncio.to_thread(store.release, data.get("table"))
         log.warning("the organiser released table %s (kiosk %s)", data.get("table"), kiosk)
         await changed()

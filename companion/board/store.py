@@ -151,7 +151,8 @@ def missing(seqs: list[int]) -> tuple[int, tuple[tuple[int, int], ...]]:
     """(the last seq of the unbroken run from 0, the runs missing between the stored
     seqs: at most :data:`MAX_GAPS`), from the sorted seqs; its work is the number of
     rows, never the size of a seq."""
-    through, gaps, prev = -1, [], -1
+    through, prev = -1, -1
+    gaps: list[tuple[int, int]] = []
     for s in seqs:
         if s == through + 1:
             through = s
