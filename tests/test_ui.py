@@ -427,6 +427,9 @@ def test_a_kiosk_joins_an_event_from_the_setup_screen(tmp_path: Path) -> None:
     bad = _script(tmp_path, [[1.0, "setup", "board_url", "laptop:8080"], [1.3, "start_setup"]])
     dump, _ = run_app(tmp_path, "--new-game", "--no-camera", "--ui-script", bad, seconds=2.5)
     assert dump["screen"] == "setup" and "http://" in dump["message"]
+    from companion import __version__
+
+    assert dump["version"] == __version__  # issue 49: the release, on the setup screen
     good = _script(tmp_path, [[1.0, "setup", "board_url", "http://127.0.0.1:9"],
                               [1.1, "setup", "event_key", "event-key-1"], [1.2, "setup", "table_no", "3"],
                               [1.5, "start_setup"], [2.0, "enter_card"], [2.4, "pick", "B4"]])

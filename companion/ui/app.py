@@ -750,7 +750,7 @@ class TakiApp(App):
         if self.root.current == "setup":
             setup = self.root.get_screen("setup")
             return {"screen": "setup", "window": [Window.width, Window.height], "message": setup.ids.message.text,
-                    "overflowing": overflowing(setup),
+                    "version": setup.ids.version.text, "overflowing": overflowing(setup),
                     "rule_rows": [[*r.to_window(*r.pos), r.width, r.height] for r in setup.ids.rules.children],
                     "start_rect": [*setup.ids.start.to_window(*setup.ids.start.pos), *setup.ids.start.size]}
         ids = self.root.get_screen("table").ids
