@@ -290,3 +290,25 @@ def test_the_projector_view_fits_twelve_tables_leaders_and_finished_games_on_one
     finally:
         board.kill()
         board.wait(10)
+
+
+def test_every_text_colour_of_the_page_meets_wcag_aa_contrast_on_its_backgrounds() -> None:
+    """Issue 48 (3): the export links were default blue on #16191d. Every text colour of
+    the page (links and visited links included) against both backgrounds: >= 4.5:1."""
+    import re
+
+    from companion.board.page import CSS
+
+    def luminance(hex_colour: str) -> float:
+        rgb = [int(hex_colour[i: i + 2], 16) / 255 for i in (1, 3, 5)]
+        lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+    colours = dict(re.findall(r"--([a-z]+):(#[0-9a-fA-F]{6})", CSS))
+    visited = re.search(r"a:visited\{color:(#[0-9a-fA-F]{6})\}", CSS)
+    assert visited and {"bg", "card", "text", "muted", "turn", "win", "link", "off"} <= set(colours)
+    texts = [colours[k] for k in ("text", "muted", "turn", "win", "link", "off")] + [visited.group(1)]
+    for background in (colours["bg"], colours["card"]):
+        for text in texts:
+            hi, lo = sorted((luminance(text), luminance(background)), reverse=True)
+            assert (hi + 0.05) / (lo + 0.05) >= 4.5, (text, background)
