@@ -400,22 +400,25 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser = listed  # type: ignore[method-assign]
     sp = sub.add_parser("selfplay", help="play seeded simulated games and print a summary")
-    sp.add_argument("--games", type=int, default=100)
-    sp.add_argument("--players", type=int, default=4, choices=range(2, 11), metavar="2..10")
-    sp.add_argument("--policy", choices=("random", "greedy"), default="random")
-    sp.add_argument("--seed", type=int, default=0)
-    sp.add_argument("--tournament", action="store_true")
+    sp.add_argument("--games", type=int, default=100, help="how many games (default 100)")
+    sp.add_argument("--players", type=int, default=4, choices=range(2, 11), metavar="2..10",
+                    help="players per game (default 4)")
+    sp.add_argument("--policy", choices=("random", "greedy"), default="random",
+                    help="how every seat chooses its move (default random)")
+    sp.add_argument("--seed", type=int, default=0, help="the first game's seed; game k uses seed + k")
+    sp.add_argument("--tournament", action="store_true",
+                    help="play 8-stage tournaments (R-TOUR-1) instead of single games")
     sp.set_defaults(func=_selfplay)
 
     dp = sub.add_parser("dataset", help="generate a synthetic YOLO dataset of discard piles")
-    dp.add_argument("--out", required=True)
-    dp.add_argument("--train", type=int, default=0)
-    dp.add_argument("--val", type=int, default=0)
-    dp.add_argument("--test", type=int, default=0)
-    dp.add_argument("--seed", type=int, default=0)
-    dp.add_argument("--size", type=int, default=416)
+    dp.add_argument("--out", required=True, help="the dataset's folder (made if missing)")
+    dp.add_argument("--train", type=int, default=0, help="training scenes")
+    dp.add_argument("--val", type=int, default=0, help="validation scenes")
+    dp.add_argument("--test", type=int, default=0, help="test scenes")
+    dp.add_argument("--seed", type=int, default=0, help="the first scene's seed")
+    dp.add_argument("--size", type=int, default=416, help="scene side in pixels (default 416)")
     dp.add_argument("--faces", help="folder of enrolled face PNGs to use instead of rendered faces")
-    dp.add_argument("--workers", type=int, default=2)
+    dp.add_argument("--workers", type=int, default=2, help="processes drawing scenes (default 2)")
     dp.add_argument("--styles", choices=STYLE_MODES, default="random",
                     help="face styles: a new random look per scene (default; never the held-out glyph family), "
                          "held-out (the published block style in the held-out family only), published, "
@@ -429,11 +432,11 @@ def build_parser() -> argparse.ArgumentParser:
     dp.set_defaults(func=_dataset)
 
     fp = sub.add_parser("faces", help="render the 57 faces as PNGs and a printable PDF deck")
-    fp.add_argument("--out", default="deck")
+    fp.add_argument("--out", default="deck", help="the folder for the PNGs and the PDF (default deck)")
     fp.add_argument("--style", choices=STYLE_MODES, default="published",
                     help="the published deck's look (default), the classic first renderer, "
                          "or one random look (--seed) / one in the held-out glyph family")
-    fp.add_argument("--seed", type=int, default=0)
+    fp.add_argument("--seed", type=int, default=0, help="the look's seed with --style random")
     fp.set_defaults(func=_faces)
 
     ep = sub.add_parser("enrol", help="learn a physical deck from photos or clips of each face")
@@ -449,22 +452,26 @@ def build_parser() -> argparse.ArgumentParser:
     lp = sub.add_parser("learn-deck", help="fine-tune the classifier on an enrolled deck's faces (minutes, "
                                            "CPU, the full install; optional: its prototypes read without it)")
     lp.add_argument("deck", help="deck profile folder with faces/")
-    lp.add_argument("--name", default=None)
-    lp.add_argument("--epochs", type=int, default=8)
+    lp.add_argument("--name", default=None,
+                    help="the deck's name shown in the kiosk (default: its folder's name)")
+    lp.add_argument("--epochs", type=int, default=8, help="fine-tune epochs (default 8)")
     lp.set_defaults(func=_learn_deck)
 
     tp = sub.add_parser("train", help="train the YOLO detector offline (resumes a stopped run)")
     tp.add_argument("--data", required=True, help="data.yaml of a generated dataset")
-    tp.add_argument("--run", default="runs/taki")
-    tp.add_argument("--arch", default="yolov8n.yaml", help="model .yaml, or .pt weights of ours to start from")
-    tp.add_argument("--epochs", type=int, default=30)
-    tp.add_argument("--imgsz", type=int, default=192)
-    tp.add_argument("--batch", type=int, default=16)
-    tp.add_argument("--hours", type=float, default=None)
+    tp.add_argument("--run", default="runs/taki",
+                    help="the run's folder: checkpoints and results (use runs/..., which git ignores)")
+    tp.add_argument("--arch", default="yolov8n.yaml",
+                    help="model .yaml, or .pt weights of ours to start from")
+    tp.add_argument("--epochs", type=int, default=30, help="epochs at most (default 30)")
+    tp.add_argument("--imgsz", type=int, default=192, help="input size in pixels (default 192)")
+    tp.add_argument("--batch", type=int, default=16, help="batch size (default 16)")
+    tp.add_argument("--hours", type=float, default=None,
+                    help="stop after this many hours (the run resumes later)")
     tp.add_argument("--lr0", type=float, default=0.001, help="AdamW learning rate (lower to fine-tune)")
     tp.add_argument("--warmup", type=float, default=1.0, help="warm-up epochs")
-    tp.add_argument("--device", default="cpu")
-    tp.add_argument("--workers", type=int, default=2)
+    tp.add_argument("--device", default="cpu", help="cpu, or a CUDA device such as 0")
+    tp.add_argument("--workers", type=int, default=2, help="data-loader processes (default 2)")
     tp.add_argument("--single-cls", action="store_true",
                     help="one class, the card: a face-agnostic finder for the two-stage reader")
     tp.add_argument("--segment", action="store_true",
@@ -482,9 +489,11 @@ def build_parser() -> argparse.ArgumentParser:
     cp.add_argument("--turned-69", type=float, default=0.0, metavar="SHARE",
                     help="with --scenes: this share of the random looks draw their 9 as their 6 turned round, so "
                          "only corner indices, the block's sides or an underline tell them apart")
-    cp.add_argument("--workers", type=int, default=2)
-    cp.add_argument("--splits", nargs="+", default=["train", "val"], choices=["train", "val"])
-    cp.add_argument("--out", default="datasets/generated/crops")
+    cp.add_argument("--workers", type=int, default=2, help="processes cutting crops (default 2)")
+    cp.add_argument("--splits", nargs="+", default=["train", "val"], choices=["train", "val"],
+                    help="which splits to cut (default train val)")
+    cp.add_argument("--out", default="datasets/generated/crops",
+                    help="the crops' folder (default datasets/generated/crops)")
     cp.add_argument("--per-image", type=int, default=2, help="jittered crops per training image")
     cp.add_argument("--crop-size", type=int, default=None,
                     help="pixels a side of each crop, at least the classifier's input size (default: the reader's "
@@ -493,15 +502,17 @@ def build_parser() -> argparse.ArgumentParser:
     cp.set_defaults(func=_crops)
 
     cl = sub.add_parser("train-classifier", help="train the face classifier (second stage) on crops")
-    cl.add_argument("--data", default="datasets/generated/crops")
-    cl.add_argument("--run", default="runs/taki-cls")
-    cl.add_argument("--epochs", type=int, default=20)
-    cl.add_argument("--imgsz", type=int, default=64)
-    cl.add_argument("--batch", type=int, default=64)
-    cl.add_argument("--device", default="cpu")
-    cl.add_argument("--workers", type=int, default=2)
+    cl.add_argument("--data", default="datasets/generated/crops",
+                    help="the crops' folder (default datasets/generated/crops)")
+    cl.add_argument("--run", default="runs/taki-cls", help="the run's folder (default runs/taki-cls)")
+    cl.add_argument("--epochs", type=int, default=20, help="epochs at most (default 20)")
+    cl.add_argument("--imgsz", type=int, default=64, help="input size in pixels")
+    cl.add_argument("--batch", type=int, default=64, help="batch size (default 64)")
+    cl.add_argument("--device", default="cpu", help="cpu, or a CUDA device such as 0")
+    cl.add_argument("--workers", type=int, default=2, help="data-loader processes (default 2)")
     cl.add_argument("--hours", type=float, default=None, help="stop after this long")
-    cl.add_argument("--arch", default="yolov8n-cls.yaml", help="model .yaml, or .pt weights of ours to start from")
+    cl.add_argument("--arch", default="yolov8n-cls.yaml",
+                    help="model .yaml, or .pt weights of ours to start from")
     cl.add_argument("--lr0", type=float, default=0.002, help="AdamW learning rate (lower to fine-tune)")
     cl.set_defaults(func=_train_classifier)
 
@@ -509,7 +520,7 @@ def build_parser() -> argparse.ArgumentParser:
     vp.add_argument("--model", default=None, help="default: the shipped model")
     vp.add_argument("--data", required=True, help="data.yaml")
     vp.add_argument("--split", default=None, help="default: test, else val")
-    vp.add_argument("--imgsz", type=int, default=192)
+    vp.add_argument("--imgsz", type=int, default=192, help="the finder's input size in pixels (default 192)")
     vp.add_argument("--json", help="also write the numbers to this JSON file")
     vp.add_argument("--classifier", default="auto",
                     help="face classifier behind the detector: auto (the shipped one), none, or a path")
@@ -519,19 +530,20 @@ def build_parser() -> argparse.ArgumentParser:
     vp.set_defaults(func=_eval)
 
     xp = sub.add_parser("export", help="export trained weights to ONNX, OpenVINO and NCNN under models/")
-    xp.add_argument("--weights", required=True)
-    xp.add_argument("--out", default="models")
-    xp.add_argument("--imgsz", type=int, default=192)
-    xp.add_argument("--name", default="taki-yolov8n", help="file name stem (taki-cls-yolov8n for the classifier)")
+    xp.add_argument("--weights", required=True, help="the trained weights (.pt) to export")
+    xp.add_argument("--out", default="models", help="where the exports go (default models)")
+    xp.add_argument("--imgsz", type=int, default=192, help="input size in pixels (default 192)")
+    xp.add_argument("--name", default="taki-yolov8n",
+                    help="file name stem (taki-cls-yolov8n for the classifier)")
     xp.set_defaults(func=_export)
 
     te = sub.add_parser("track-eval", help="score the tracker on synthesised videos")
-    te.add_argument("--videos", type=int, default=20)
-    te.add_argument("--plays", type=int, default=15)
+    te.add_argument("--videos", type=int, default=20, help="how many videos (default 20)")
+    te.add_argument("--plays", type=int, default=15, help="plays per video (default 15)")
     te.add_argument("--seed", type=int, default=50_000, help="first video seed (tuning used 1000-3999)")
-    te.add_argument("--size", type=int, default=320)
+    te.add_argument("--size", type=int, default=320, help="video side in pixels (default 320)")
     te.add_argument("--model", default=None, help="detector model, or 'oracle' for the ground truth")
-    te.add_argument("--imgsz", type=int, default=192)
+    te.add_argument("--imgsz", type=int, default=192, help="the finder's input size in pixels (default 192)")
     te.add_argument("--no-zoom", action="store_true", help="detect on whole frames, not the pile's region")
     te.add_argument("--classifier", default="auto",
                     help="face classifier behind the detector: auto (the shipped one), none, or a path")
@@ -543,14 +555,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     rp = sub.add_parser("replay", help="print a journalled game, or export it as JSON")
     rp.add_argument("game", type=int, nargs="?", help="game number (omit to list the games)")
-    rp.add_argument("--db", default=default_journal())
+    rp.add_argument("--db", default=default_journal(), help="the journal to read (default: the kiosk's)")
     rp.add_argument("--json", metavar="FILE", help="write JSON to FILE ('-' for the terminal)")
     rp.set_defaults(func=_replay)
 
     sp2 = sub.add_parser("standings", help="tournament standings as CSV or JSON")
     sp2.add_argument("tournament", type=int, nargs="?", help="tournament number (omit to list)")
-    sp2.add_argument("--db", default=default_journal())
-    sp2.add_argument("--format", choices=("csv", "json"), default="csv")
+    sp2.add_argument("--db", default=default_journal(), help="the journal to read (default: the kiosk's)")
+    sp2.add_argument("--format", choices=("csv", "json"), default="csv", help="csv (default) or json")
     sp2.set_defaults(func=_standings)
 
     bp = sub.add_parser("board", help="the live tournament board for an event (needs the 'board' extra)")

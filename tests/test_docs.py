@@ -125,3 +125,22 @@ def test_every_benchmark_can_write_its_results_as_json() -> None:
     for script in scripts:
         text = script.read_text()
         assert "add_json_argument(ap)" in text and ".write(args.json)" in text, script.name
+
+
+def test_every_command_line_option_has_a_help_line() -> None:
+    """Issue 47 (8): most options of selfplay, dataset, train, export, replay... had none."""
+    import argparse
+
+    from companion.cli import build_parser
+
+    def silent(parser: argparse.ArgumentParser, where: str) -> list[str]:
+        out = []
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    out += silent(sub, f"{where} {name}")
+            elif not action.help and "-h" not in action.option_strings:
+                out.append(f"{where} {'/'.join(action.option_strings) or action.dest}")
+        return out
+
+    assert silent(build_parser(), "taki-companion") == []
