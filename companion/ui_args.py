@@ -48,8 +48,10 @@ def add_app_arguments(p: argparse.ArgumentParser, default_journal: str) -> None:
     # JSON [[seconds, action, args...], ...] run on the table screen (headless tests)
     g.add_argument("--ui-script", default=None, help=argparse.SUPPRESS)
     g.add_argument("--startup-log", default=None, help=argparse.SUPPRESS)  # JSON of start-up times (benchmark)
-    g.add_argument("--exit-after", type=float, default=None, help=argparse.SUPPRESS)
-    g.add_argument("--screenshot", default=None, help=argparse.SUPPRESS)
+    g.add_argument("--exit-after", type=float, default=None, metavar="SECONDS",
+                   help="close the app after this many seconds (for scripted checks and screenshots)")
+    g.add_argument("--screenshot", default=None, metavar="FILE.png",
+                   help="with --exit-after: save the window as a PNG just before closing")
     g.add_argument("--dump", default=None, help=argparse.SUPPRESS)
 
 
