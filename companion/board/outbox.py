@@ -93,19 +93,25 @@ class Outbox:
                 out.append((info.id, list(info.names), events))
         return out
 
+    def _send(self, path: str, body: bytes, headers: dict[str, str]) -> tuple[int, bytes] | None:
+        """POST to the board; None (and the kiosk marked offline) when it cannot be reached."""
+        try:
+            return self.transport(self.base + path, body, {"Content-Type": "application/json", **headers})
+        except (OSError, ValueError) as e:  # no network, board down
+            self._offline(f"board unreachable ({e})")
+            return None
+
     def _token(self) -> str | None:
         """The kiosk token for this board, joining with the event key the first time."""
         row = self.acks.execute("SELECT token FROM token WHERE url=? AND kiosk=? AND table_no=?",
                                 (self.base, self.kiosk, self.table)).fetchone()
         if row is not None:
             return str(row[0])
-        body = json.dumps({"kiosk": self.kiosk, "table": self.table}).encode()
-        try:
-            status, reply = self.transport(self.base + "/api/enrol", body, {"Content-Type": "application/json",
-                                                                           "X-Event-Key": self.key})
-        except (OSError, ValueError) as e:
-            self._offline(f"board unreachable ({e})")
+        answer = self._send("/api/enrol", json.dumps({"kiosk": self.kiosk, "table": self.table}).encode(),
+                            {"X-Event-Key": self.key})
+        if answer is None:
             return None
+        status, reply = answer
         if status != 200:
             why = _reason(reply)
             if status in (401, 409, 422):
@@ -125,12 +131,10 @@ class Outbox:
         self.acks.execute("DELETE FROM token WHERE url=? AND kiosk=? AND table_no=?", (self.base, self.kiosk, self.table))
 
     def _heartbeat(self, token: str) -> bool:
-        try:
-            status, reply = self.transport(self.base + "/api/heartbeat", b"{}",
-                                           {"Content-Type": "application/json", "X-Kiosk-Token": token})
-        except (OSError, ValueError) as e:
-            self._offline(f"board unreachable ({e})")
+        answer = self._send("/api/heartbeat", b"{}", {"X-Kiosk-Token": token})
+        if answer is None:
             return False
+        status, reply = answer
         if status == 401:  # the organiser released this table: join again next round
             self._forget_token()
         if status != 200:
@@ -159,12 +163,10 @@ class Outbox:
                 batch = events[i: i + BATCH]
                 body = json.dumps({"kiosk": self.kiosk, "table": self.table, "game": game, "names": names,
                                    "events": batch}).encode()
-                try:
-                    status, reply = self.transport(self.url, body, {"Content-Type": "application/json",
-                                                                    "X-Kiosk-Token": token})
-                except (OSError, ValueError) as e:  # no network, board down
-                    self._offline(f"board unreachable ({e})")
+                answer = self._send("/api/push", body, {"X-Kiosk-Token": token})
+                if answer is None:
                     return False
+                status, reply = answer
                 if status == 401:  # the organiser released this table: join again next round
                     self._forget_token()
                     self._offline(f"board answered 401: {_reason(reply)}")

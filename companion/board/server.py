@@ -190,6 +190,13 @@ def make_app(store: BoardStore, event_key: str, offline_after: float = OFFLINE_A
             raise Refused(f"the body must be a JSON object with {fields}")
         return data
 
+    async def kiosk_request(request: Request) -> str:
+        """The kiosk whose token a push or a heartbeat carries; 401 without a valid one."""
+        kiosk = await asyncio.to_thread(board.kiosk, request)
+        if kiosk is None:
+            raise Refused("a wrong or missing kiosk token: enrol with the event key first", 401)
+        return kiosk
+
     async def enrol(request: Request) -> Response:
         data = await organiser_request(request, "kiosk and table")
         token = await asyncio.to_thread(store.enrol, data.get("kiosk"), data.get("table"))
@@ -198,9 +205,7 @@ def make_app(store: BoardStore, event_key: str, offline_after: float = OFFLINE_A
         return JSONResponse({"kiosk": data["kiosk"], "table": data["table"], "token": token})
 
     async def push(request: Request) -> Response:
-        kiosk = await asyncio.to_thread(board.kiosk, request)
-        if kiosk is None:
-            return _refuse(board, request, 401, "a wrong or missing kiosk token: enrol with the event key first")
+        kiosk = await kiosk_request(request)
         data = await read_json(request, MAX_BODY)
         result = await asyncio.to_thread(store.add, data, None, kiosk)
         await changed()
@@ -208,9 +213,7 @@ def make_app(store: BoardStore, event_key: str, offline_after: float = OFFLINE_A
                              "acked_through": result.acked_through, "gaps": [list(g) for g in result.gaps]})
 
     async def heartbeat(request: Request) -> Response:
-        kiosk = await asyncio.to_thread(board.kiosk, request)
-        if kiosk is None:
-            return _refuse(board, request, 401, "a wrong or missing kiosk token: enrol with the event key first")
+        kiosk = await kiosk_request(request)
         if not await asyncio.to_thread(store.heartbeat, kiosk):
             raise Refused(f"kiosk {kiosk} has no table: enrol again", 409)
         return JSONResponse({"kiosk": kiosk, "ok": True})

@@ -21,6 +21,8 @@ import sqlite3
 import threading
 import time
 import unicodedata
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -273,8 +275,7 @@ class BoardStore:
 
         def work() -> str:
             with self._lock:
-                self._q("BEGIN" if self.postgres else "BEGIN IMMEDIATE")
-                try:
+                with self._transaction():
                     if self._q("SELECT 1 FROM tokens WHERE kiosk=?", (kiosk,)).fetchone() is not None:
                         raise Refused(f"kiosk {kiosk} is already enrolled; the organiser can release "
                                       f"its table on the board's /admin page", 409)
@@ -284,10 +285,6 @@ class BoardStore:
                                       f"release it on the board's /admin page", 409)
                     self._q(_SEEN, (kiosk, table, now))
                     self._q("INSERT INTO tokens VALUES (?,?,?)", (kiosk, _digest(token), now))
-                    self._q("COMMIT")
-                except BaseException:
-                    self._rollback()
-                    raise
             return token
         return self._retry(work)
 
@@ -324,25 +321,29 @@ class BoardStore:
 
         def work() -> str | None:
             with self._lock:
-                self._q("BEGIN" if self.postgres else "BEGIN IMMEDIATE")
-                try:
+                with self._transaction():
                     row = self._q("SELECT kiosk FROM kiosks WHERE table_no=?", (table,)).fetchone()
                     if row is not None:
                         self._q("DELETE FROM kiosks WHERE kiosk=?", (row[0],))
                         self._q("DELETE FROM tokens WHERE kiosk=?", (row[0],))
-                    self._q("COMMIT")
-                    self._tokens = {d: k for d, k in self._tokens.items() if row is None or k != row[0]}
-                except BaseException:
-                    self._rollback()
-                    raise
+                self._tokens = {d: k for d, k in self._tokens.items() if row is None or k != row[0]}
             return None if row is None else str(row[0])
         return self._retry(work)
 
-    def _rollback(self) -> None:
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """One all-or-nothing unit of work (the caller holds the lock): committed when
+        the block ends, rolled back when anything in it raises."""
+        self._q("BEGIN" if self.postgres else "BEGIN IMMEDIATE")
         try:
-            self._q("ROLLBACK")
-        except Exception:  # noqa: BLE001 - a dropped connection rolls back by itself
-            pass
+            yield
+            self._q("COMMIT")
+        except BaseException:
+            try:
+                self._q("ROLLBACK")
+            except Exception:  # noqa: BLE001 - a dropped connection rolls back by itself
+                pass
+            raise
 
     # ------------------------------------------------------------ pushes
 
@@ -358,8 +359,7 @@ class BoardStore:
     def _add(self, kiosk: str, table: int, game: int, names: list[str], events: list[dict[str, Any]],
              now: float) -> Stored:
         with self._lock:
-            self._q("BEGIN" if self.postgres else "BEGIN IMMEDIATE")
-            try:
+            with self._transaction():
                 owner = self._q("SELECT kiosk FROM kiosks WHERE table_no=?", (table,)).fetchone()
                 if owner is not None and owner[0] != kiosk:
                     raise Refused(f"table {table} belongs to kiosk {owner[0]}", 409)
@@ -385,10 +385,6 @@ class BoardStore:
                     self._q("INSERT INTO events VALUES (?,?,?,?,?,?,?)",
                             (kiosk, game, e["seq"], e["t"], e["state"], json.dumps(e["rulings"]), now))
                     stored += 1
-                self._q("COMMIT")
-            except BaseException:
-                self._rollback()
-                raise
             if self._count is not None:
                 self._count += stored
             seqs = [int(r[0]) for r in self._q(

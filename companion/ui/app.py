@@ -268,16 +268,9 @@ class TableScreen(Screen):
             row.add_widget(Label(text=loc.text(name), font_size="22sp"))
             field = TextInput(text=str(s.counts[seat]), input_filter="int", multiline=False, font_size="22sp")
             # a tap on - or + sets the count at once (no typing on a touchscreen); Set takes a typed one
-            for delta, sign in ((-1, "−"), (+1, "+")):
-                b = Button(text=sign, font_size="28sp", size_hint_x=0.45)
-                b.bind(on_release=lambda _b, seat=seat, field=field, delta=delta:
-                       self._step_count(seat, field, delta, note))
-                self._count_steps[(seat, delta)] = b
-                if delta < 0:
-                    row.add_widget(b)
-                    row.add_widget(field)
-                else:
-                    row.add_widget(b)
+            minus, plus = (self._count_button(seat, field, d, note) for d in (-1, +1))
+            for widget in (minus, field, plus):
+                row.add_widget(widget)
             ok = Button(text=loc(L.SET), font_size="22sp")
             # The text goes as typed: the session refuses "-" or "" with a message.
             ok.bind(on_release=lambda _b, seat=seat, field=field: self._set_count(seat, field.text, note))
@@ -289,6 +282,13 @@ class TableScreen(Screen):
         box.add_widget(close)
         popup.open()
 
+
+    def _count_button(self, seat: int, field: TextInput, delta: int, note: Label) -> Button:
+        """The - (delta -1) or + (delta +1) beside a player's count."""
+        b = Button(text="−" if delta < 0 else "+", font_size="28sp", size_hint_x=0.45)
+        b.bind(on_release=lambda _b: self._step_count(seat, field, delta, note))
+        self._count_steps[(seat, delta)] = b
+        return b
 
     def _step_count(self, seat: int, field: TextInput, delta: int, note: Label) -> None:
         """- or +: one card fewer or more in that hand, set at once (never below none)."""
@@ -570,9 +570,10 @@ class TakiApp(App):
         self.root.current = "standings"
 
     def export_standings(self, fmt: str) -> None:
-        title = self.root.get_screen("standings").ids.title
+        ids = self.root.get_screen("standings").ids
+        title = ids.title
         try:
-            path = self.controller.export_standings(self, fmt, self.root.get_screen("standings").ids.export_dir.text)
+            path = self.controller.export_standings(self, fmt, ids.export_dir.text)
         except OSError as e:  # --export-dir a file, a full or read-only disk: said, the kiosk stays up
             title.text = self.loc(L.NOT_SAVED_STANDINGS, error=left_to_right(f"{e.strerror or e}: {e.filename or ''}"))
             return

@@ -424,21 +424,22 @@ class Controller:
         from . import labels as L
 
         words = app.loc.words
-        st = app.session.referee.state if app.session else None
-        if st is None:
+        if app.session is None or app.session.referee.state is None:
             return [words(L.NO_GAME)]
-        tid = None
-        if self.journal is not None and app.session.referee.game_id is not None:
-            tid = self.journal.game(app.session.referee.game_id).tournament_id
-        if tid is not None:
-            from ..store.tournament import standings
+        return [f"{r.place:2d}. {r.name}  " + (f"{words(L.STAGE, stage=r.stage)}  " if r.stage is not None else "")
+                + words.plural(L.HOLDS, r.cards, digits=True) + (f"  {words(L.WINNER)}" if r.winner else "")
+                for r in self.standing_rows(app)]
 
-            return [f"{r.place:2d}. {r.name}  {words(L.STAGE, stage=r.stage)}  "
-                    f"{words.plural(L.HOLDS, r.cards, digits=True)}" + (f"  {words(L.WINNER)}" if r.winner else "")
-                    for r in standings(self.journal, tid)]
-        order = sorted(range(st.n_players), key=lambda i: (st.winner != i, st.counts[i]))
-        return [f"{k + 1:2d}. {st.names[i]}  {words.plural(L.HOLDS, st.counts[i], digits=True)}"
-                + (f"  {words(L.WINNER)}" if st.winner == i else "") for k, i in enumerate(order)]
+    def standing_rows(self, app: Any) -> list[Any]:
+        """The rows the Standings screen shows and Export writes, in one order: the
+        tournament's when this game is a tournament's table, else this game's."""
+        from ..store.tournament import game_standings, standings
+
+        ref = app.session.referee
+        info = self.journal.game(ref.game_id) if self.journal is not None and ref.game_id is not None else None
+        if info is not None and info.tournament_id is not None:
+            return standings(self.journal, info.tournament_id)
+        return game_standings(ref.state, ref.game_id, info.table_no if info else None)
 
     def standings_text(self, app: Any) -> str:
         return "\n".join(app.loc.text(line) for line in self.standings_lines(app))
@@ -446,17 +447,12 @@ class Controller:
     def export_standings(self, app: Any, fmt: str, folder: str | None = None) -> str:
         """The standings as a real CSV or JSON file (a tournament's, or this game's when
         it is not one) in ``folder`` (default ``--export-dir``); its full path."""
-        from ..store.tournament import game_standings, standings, to_csv, to_json
+        from ..store.tournament import to_csv, to_json
 
-        ref = app.session.referee
         where = Path(folder or self.args.export_dir).expanduser().resolve()
-        out = where / f"standings-game{ref.game_id or 0}.{fmt}"
+        out = where / f"standings-game{app.session.referee.game_id or 0}.{fmt}"
         out.parent.mkdir(parents=True, exist_ok=True)
-        info = self.journal.game(ref.game_id) if self.journal and ref.game_id else None
-        if info is not None and info.tournament_id is not None:
-            rows = standings(self.journal, info.tournament_id)
-        else:
-            rows = game_standings(ref.state, ref.game_id, info.table_no if info else None)
+        rows = self.standing_rows(app)
         out.write_text(to_csv(rows) if fmt == "csv" else to_json(rows), encoding="utf-8")
         return str(out)
 
